@@ -1,0 +1,1 @@
+"""Thin adapters that put the core metrics into other frameworks; no algorithm lives here."""

@@ -1,0 +1,1 @@
+"""Lexical metrics: per-segment sufficient statistics, then one aggregate."""

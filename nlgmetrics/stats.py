@@ -1,0 +1,55 @@
+"""Seeded bootstrap resampling shared by the corpus metrics (BLEU, ROUGE, NIST).
+
+The resampling matches sacrebleu's: ``numpy.random.default_rng(seed).choice(n, size=(n_samples, n))`` draws all
+resamples at once, so the same seed gives the same intervals as ``sacrebleu`` (whose default seed is 12345).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+DEFAULT_SEED = 12345
+
+
+def bootstrap_indices(n_items: int, n_samples: int, seed: int | None = DEFAULT_SEED) -> np.ndarray:
+    """Indices of ``n_samples`` resamples (with replacement) of ``n_items`` items: shape (n_samples, n_items)."""
+    if n_samples < 2:
+        raise ValueError(f"n_bootstrap must be at least 2 to estimate an interval, got {n_samples}.")
+    rng = np.random.default_rng(seed)
+    return rng.choice(n_items, size=(n_samples, n_items), replace=True)
+
+
+def bootstrap_corpus_scores(
+    segment_stats: np.ndarray,
+    score_fn: Callable[[np.ndarray], float],
+    n_samples: int,
+    seed: int | None = DEFAULT_SEED,
+    chunk: int = 64,
+) -> list[float]:
+    """Score of each bootstrap resample of a corpus metric whose statistics add up over segments.
+
+    ``segment_stats`` is (n_segments, n_stats); ``score_fn`` maps summed statistics to a score. Resamples are summed
+    in chunks so memory stays at ``chunk * n_segments * n_stats`` values.
+    """
+    idxs = bootstrap_indices(len(segment_stats), n_samples, seed)
+    scores: list[float] = []
+    for start in range(0, n_samples, chunk):
+        sums = segment_stats[idxs[start : start + chunk]].sum(axis=1)
+        scores.extend(score_fn(row) for row in sums)
+    return scores
+
+
+def sacrebleu_interval(scores: Sequence[float]) -> dict[str, float]:
+    """Mean and 95% interval of bootstrap scores as sacrebleu reports them.
+
+    low/high are the 2.5th and 97.5th percentile order statistics (index n//40 and n-n//40-1 of the sorted scores);
+    ``ci`` is half their distance (sacrebleu's "mu ± ci").
+    """
+    ordered = sorted(scores)
+    lower_idx = len(ordered) // 40
+    low, high = ordered[lower_idx], ordered[len(ordered) - lower_idx - 1]
+    return {"mean": statistics.mean(ordered), "ci": 0.5 * (high - low), "low": low, "high": high}
+

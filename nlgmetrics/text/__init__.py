@@ -1,0 +1,1 @@
+"""Text processing shared by the lexical metrics: tokenizers and n-gram counting."""

@@ -1,0 +1,81 @@
+"""Offline by construction: hub variables set and caches in a temp folder before anything imports transformers,
+torch limited to 2 threads, and any socket connection beyond this machine refused."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+_TMP = tempfile.mkdtemp(prefix="nlgmetrics-tests-")
+os.environ.update(
+    {
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_EVALUATE_OFFLINE": "1",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "HF_HOME": os.path.join(_TMP, "hf"),
+        "HF_DATASETS_CACHE": os.path.join(_TMP, "hf", "datasets"),
+        "HF_EVALUATE_CACHE": os.path.join(_TMP, "hf", "evaluate"),
+    }
+)
+
+import pytest  # noqa: E402
+
+try:
+    import torch  # noqa: E402
+
+    torch.set_num_threads(2)
+except ImportError:  # the lexical metrics do not need torch
+    pass
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+_real_connect = socket.socket.connect
+
+
+def _local_only_connect(self, address):
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, str) and (host.startswith("127.") or host in ("localhost", "::1", "0.0.0.0") or "/" in host):
+        return _real_connect(self, address)
+    if self.family == socket.AF_UNIX:
+        return _real_connect(self, address)
+    raise OSError(f"tests run offline: connection to {address!r} refused by tests/conftest.py")
+
+
+socket.socket.connect = _local_only_connect
+
+
+@pytest.fixture(autouse=True)
+def _run_from_repo_root(monkeypatch):
+    """evaluate.load("./metrics/<name>") paths are relative to the repository root."""
+    monkeypatch.chdir(REPO)
+
+
+def read_lines(path: Path) -> list[str]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return handle.read().split("\n")[:-1]
+
+
+@pytest.fixture(scope="session")
+def wmt17_ende() -> dict:
+    """The WMT17 en-de reference and three full system outputs (tests/data/wmt17_ende)."""
+    folder = DATA / "wmt17_ende"
+    systems = {
+        path.name[len("newstest2017.") : -len(".en-de.gz")]: read_lines(path)
+        for path in sorted(folder.glob("newstest2017.*.en-de.gz"))
+    }
+    return {"reference": read_lines(folder / "newstest2017-ende-ref.de.gz"), "systems": systems}
+
+
+@pytest.fixture(scope="session")
+def wmt17_deen() -> dict:
+    """150 WMT17 de-en segments: ``references`` and four ``systems`` (raw: lowercased, tokenized, HTML-escaped)."""
+    return json.loads((DATA / "wmt17_deen_150.json").read_text(encoding="utf-8"))

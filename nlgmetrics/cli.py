@@ -1,0 +1,164 @@
+"""The ``nlgmetrics`` command line.
+
+    nlgmetrics score --metric bleu --predictions hyp.txt --references ref.txt [--references ref2.txt ...]
+                     [--format table|json|csv] [-o key=value ...] [--device cuda] [--batch-size 64]
+    nlgmetrics list
+
+Files hold one text per line (UTF-8); the i-th line of every ``--references`` file is a reference of the i-th
+prediction. ``-o key=value`` passes a metric option (values are read as JSON when they parse: ``-o lowercase=true``,
+``-o max_ngram_order=2``, ``-o rouge_types='["rouge1","rougeL"]'``; otherwise as strings: ``-o tokenize=zh``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from nlgmetrics.registry import METRICS, available_metrics, get_metric
+
+
+class CLIError(Exception):
+    """A problem with the command line or its files; printed without a traceback, exit code 2."""
+
+
+def read_text_file(path: str) -> list[str]:
+    """Lines of a UTF-8 file without their line endings."""
+    file = Path(path)
+    if not file.is_file():
+        raise CLIError(f"{path}: no such file")
+    data = file.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CLIError(f"{path}: line {line} is not valid UTF-8 (byte {exc.start}); re-encode the file as UTF-8") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def parse_option(item: str) -> tuple[str, Any]:
+    key, sep, raw = item.partition("=")
+    if not sep or not key:
+        raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o tokenize=zh")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.replace("-", "_"), value
+
+
+def load_pairs(predictions_path: str, reference_paths: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    predictions = read_text_file(predictions_path)
+    reference_files = [read_text_file(path) for path in reference_paths]
+    for path, lines in zip(reference_paths, reference_files):
+        if len(lines) != len(predictions):
+            raise CLIError(
+                f"{path} has {len(lines)} lines but {predictions_path} has {len(predictions)}: "
+                "every references file needs one line per prediction"
+            )
+    return predictions, [list(refs) for refs in zip(*reference_files)]
+
+
+def scalar_items(result: dict) -> list[tuple[str, Any]]:
+    """The result's entries that fit a table cell: numbers and strings, short number lists joined."""
+    items = []
+    for key, value in result.items():
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            items.append((key, value))
+        elif isinstance(value, list) and 0 < len(value) <= 9 and all(isinstance(v, (int, float)) for v in value):
+            items.append((key, "/".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in value)))
+    return items
+
+
+def format_result(metric: str, result: dict, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"metric": metric, **result}, indent=1, ensure_ascii=False)
+    if fmt == "csv":
+        rows = [["metric", "key", "value"]]
+        for key, value in result.items():
+            if isinstance(value, list):
+                rows += [[metric, f"{key}[{i}]", v] for i, v in enumerate(value)]
+            else:
+                rows.append([metric, key, value])
+        from io import StringIO
+
+        buffer = StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        return buffer.getvalue().rstrip("\n")
+    items = scalar_items(result)
+    width = max((len(key) for key, _ in items), default=0)
+    lines = [f"{metric}"]
+    for key, value in items:
+        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+        lines.append(f"  {key:<{width}}  {shown}")
+    return "\n".join(lines)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    options = dict(parse_option(item) for item in args.option)
+    if args.device is not None:
+        options["device"] = args.device
+    if args.batch_size is not None:
+        options["batch_size"] = args.batch_size
+    predictions, references = load_pairs(args.predictions, args.references)
+    try:
+        compute = get_metric(args.metric)
+        result = compute(predictions, references, **options)
+    except TypeError as exc:
+        if "unexpected keyword argument" in str(exc):
+            raise CLIError(f"metric {args.metric!r} does not take that option: {exc}") from None
+        raise CLIError(str(exc)) from None
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    print(format_result(args.metric, result, args.format))
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    for name in available_metrics():
+        print(name)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nlgmetrics", description="Text-generation evaluation metrics.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    score = sub.add_parser("score", help="score a file of predictions against reference files")
+    score.add_argument("--metric", "-m", required=True, choices=list(METRICS))
+    score.add_argument("--predictions", "-p", required=True, help="file with one prediction per line")
+    score.add_argument("--references", "-r", required=True, action="append",
+                       help="file with one reference per line; repeat for several references")
+    score.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table")
+    score.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                       help="a metric option, e.g. -o tokenize=zh (repeatable)")
+    score.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
+    score.add_argument("--batch-size", type=int, default=None, help="embedding metrics: texts per batch")
+    score.set_defaults(func=cmd_score)
+
+    listing = sub.add_parser("list", help="list the metrics available in this installation")
+    listing.set_defaults(func=cmd_list)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except CLIError as exc:
+        print(f"nlgmetrics: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # output piped into e.g. `head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

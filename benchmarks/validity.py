@@ -1,0 +1,192 @@
+"""``make validity``: segment-level agreement with WMT17 human judgments (direct assessment, 5 to-English pairs).
+
+For every configuration below and each pair (560 judged segments), Pearson r and Kendall tau between the metric's
+per-segment scores and the standardized DA scores. Writes results/validity.{json,md,png}; the table sets the
+published figures of the same data beside ours.
+
+Configurations are chosen on de-en only (``--select-on``): the "selected" row per family is the best de-en Pearson,
+reported on all pairs, so the average is not tuned to its own test.
+
+    python -m benchmarks.validity [--data ../shared/data] [--pairs cs-en,de-en] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import html
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import kendalltau, pearsonr
+
+from benchmarks.common import DA_PAIRS, DEFAULT_DATA, read_lines
+from nlgmetrics.registry import available_metrics, get_metric
+from nlgmetrics.resources import BUNDLED_ENCODER_ID
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PUBLISHED = {  # ../shared/data/README.md (MoverScore README), Pearson, cs/de/ru/tr/zh-en
+    "SentBLEU (published)": [0.435, 0.432, 0.484, 0.538, 0.512],
+    "BERTScore roberta-large (published)": [0.670, 0.686, 0.729, 0.714, 0.704],
+    "BERTScore MiniLM L6 (bert_score, same text)": [0.596, 0.619, 0.688, 0.638, 0.647],
+    "MoverScore WMD-1 BERT-MNLI (published)": [0.670, 0.708, 0.738, 0.762, 0.744],
+}
+
+
+def load_judgments(data: Path, pair: str) -> tuple[list[str], list[str], np.ndarray]:
+    """(predictions, references, human scores) for the judged segments of one pair, HTML-unescaped."""
+    folder = Path(data) / "wmt17-da"
+    src = pair.split("-")[0]
+    reference = read_lines(folder / f"newstest2017-{src}en-ref.en")
+    outputs: dict[str, list[str]] = {}
+    predictions, references, human = [], [], []
+    with open(folder / "DA-seglevel.csv", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle, delimiter=" "):
+            if row["LP"] != pair:
+                continue
+            system = row["SYSTEM"].split("+")[0]
+            if system not in outputs:
+                outputs[system] = read_lines(folder / pair / f"newstest2017.{system}.{pair}")
+            sid = int(row["SID"]) - 1
+            predictions.append(html.unescape(outputs[system][sid]))
+            references.append(html.unescape(reference[sid]))
+            human.append(float(row["HUMAN"]))
+    return predictions, references, np.array(human)
+
+
+def _per_example(name: str, key: str, **options) -> Callable[[list[str], list[str]], list[float]]:
+    def score(predictions, references):
+        result = get_metric(name)(predictions, references, **options)
+        return list(result[key])
+    return score
+
+
+def configurations() -> dict[str, tuple[str, Callable]]:
+    """Name -> (family, per-segment scorer), for the metrics available in this installation."""
+    available = set(available_metrics())
+    configs: dict[str, tuple[str, Callable]] = {}
+    if "bleu" in available:
+        configs["SentBLEU (exp smoothing)"] = ("SentBLEU", _per_example("bleu", "scores", sentence_scores=True))
+    if "meteor" in available:
+        configs["METEOR"] = ("METEOR", _per_example("meteor", "scores"))
+    if "rouge" in available:
+        for rouge_type in ("rouge1", "rouge2", "rougeL"):
+            configs[f"ROUGE {rouge_type} F"] = (
+                "ROUGE", _per_example("rouge", rouge_type, rouge_types=[rouge_type], use_aggregator=False))
+    if "bertscore" in available:
+        for layer in (4, 5, 6):
+            for idf in (False, True):
+                for key in ("precision", "recall", "f1"):
+                    configs[f"BERTScore MiniLM L{layer} {key[0].upper()}{' idf' if idf else ''}"] = (
+                        "BERTScore", _per_example("bertscore", key, model_type=BUNDLED_ENCODER_ID,
+                                                  num_layers=layer, idf=idf))
+    if "moverscore" in available:
+        for idf in (True, False):
+            for distance in ("euclidean", "cosine"):
+                configs[f"MoverScore MiniLM {distance}{' idf' if idf else ''}"] = (
+                    "MoverScore", _per_example("moverscore", "scores", model_type=BUNDLED_ENCODER_ID, idf=idf,
+                                               distance=distance))
+    return configs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--pairs", default=",".join(DA_PAIRS))
+    parser.add_argument("--select-on", default="de-en")
+    parser.add_argument("--only", default="", help="comma-separated substrings of configuration names")
+    parser.add_argument("--quick", action="store_true", help="first 120 segments per pair")
+    args = parser.parse_args()
+    if not (args.data / "wmt17-da" / "DA-seglevel.csv").is_file():
+        sys.exit(f"WMT17 DA data not found under {args.data}: pass --data PATH")
+    pairs = args.pairs.split(",")
+    data = {pair: load_judgments(args.data, pair) for pair in pairs}
+    if args.quick:
+        data = {pair: (p[:120], r[:120], h[:120]) for pair, (p, r, h) in data.items()}
+    configs = configurations()
+    if args.only:
+        wanted = args.only.split(",")
+        configs = {k: v for k, v in configs.items() if any(w in k for w in wanted)}
+    table: dict[str, dict] = {}
+    for name, (family, scorer) in configs.items():
+        start = time.perf_counter()
+        row = {"family": family, "pearson": {}, "kendall": {}}
+        for pair, (predictions, references, human) in data.items():
+            scores = np.asarray(scorer(predictions, references), dtype=float)
+            if not np.all(np.isfinite(scores)):
+                raise ValueError(f"{name} gave non-finite scores on {pair}")
+            row["pearson"][pair] = float(pearsonr(scores, human)[0])
+            row["kendall"][pair] = float(kendalltau(scores, human)[0])
+        row["pearson_avg"] = float(np.mean(list(row["pearson"].values())))
+        table[name] = row
+        print(f"{name:<40} r=" + " ".join(f"{row['pearson'][p]:.3f}" for p in pairs)
+              + f"  avg {row['pearson_avg']:.3f}  ({time.perf_counter() - start:.0f}s)", flush=True)
+
+    selected = {}
+    if args.select_on in pairs:
+        for family in sorted({row["family"] for row in table.values()}):
+            best = max((n for n in table if table[n]["family"] == family),
+                       key=lambda n: table[n]["pearson"][args.select_on])
+            selected[family] = best
+    RESULTS.mkdir(exist_ok=True)
+    suffix = "-quick" if args.quick else ""
+    (RESULTS / f"validity{suffix}.json").write_text(json.dumps(
+        {"pairs": pairs, "segments": {p: len(d[2]) for p, d in data.items()}, "results": table,
+         "selected_on": args.select_on, "selected": selected, "published": PUBLISHED}, indent=1))
+    (RESULTS / f"validity{suffix}.md").write_text(markdown(table, selected, pairs, args.select_on, args.quick))
+    plot(table, selected, pairs, RESULTS / f"validity{suffix}.png")
+    print((RESULTS / f"validity{suffix}.md").read_text())
+    return 0
+
+
+def markdown(table: dict, selected: dict, pairs: list[str], select_on: str, quick: bool) -> str:
+    head = "| configuration | " + " | ".join(pairs) + " | avg Pearson | avg Kendall |"
+    lines = [
+        f"Segment-level correlation with WMT17 DA ({'first 120' if quick else '560'} segments per pair); Pearson r "
+        f"per pair. Rows marked * were selected on {select_on} Pearson alone, per family. Published rows come "
+        "from the data README (roberta-large BERTScore, BERT-MNLI MoverScore) and bert_score's own MiniLM figure.",
+        "", head, "|" + "---|" * (len(pairs) + 3),
+    ]
+    for name, row in table.items():
+        mark = "*" if name in selected.values() else ""
+        kendall = np.mean(list(row["kendall"].values()))
+        lines.append(f"| {name}{mark} | " + " | ".join(f"{row['pearson'][p]:.3f}" for p in pairs)
+                     + f" | {row['pearson_avg']:.3f} | {kendall:.3f} |")
+    order = list(DA_PAIRS)
+    for name, values in PUBLISHED.items():
+        cells = [f"{values[order.index(p)]:.3f}" if p in order else "" for p in pairs]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {np.mean(values):.3f} | |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(table: dict, selected: dict, pairs: list[str], path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    rows = [(name, table[name]["pearson"]) for name in selected.values()]
+    order = list(DA_PAIRS)
+    rows += [(name, dict(zip(order, values))) for name, values in PUBLISHED.items()]
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    width = 0.8 / max(len(rows), 1)
+    for i, (name, values) in enumerate(rows):
+        ax.bar([j + i * width for j in range(len(pairs))], [values.get(p, 0.0) for p in pairs], width, label=name)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(pairs))], pairs)
+    ax.set_ylabel("Pearson r with WMT17 DA")
+    ax.set_ylim(0.3, 0.8)
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title("Segment-level agreement with human judgments (selected configurations vs published)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

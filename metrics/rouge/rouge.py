@@ -1,0 +1,96 @@
+"""ROUGE as a Hugging Face evaluate module: rouge_score-exact N/L/Lsum plus W, S and SU (nlgmetrics)."""
+
+import datasets
+import evaluate
+
+import nlgmetrics  # From: nlgmetrics
+from nlgmetrics.integration.evaluate_support import compute_metric, text_pair_features
+
+_CITATION = """\
+@inproceedings{lin-2004-rouge,
+    title = "{ROUGE}: A Package for Automatic Evaluation of Summaries",
+    author = "Lin, Chin-Yew",
+    booktitle = "Text Summarization Branches Out",
+    year = "2004",
+    address = "Barcelona, Spain",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/W04-1013",
+    pages = "74--81",
+}
+"""
+
+_DESCRIPTION = """\
+ROUGE (Lin, 2004) compares a generated text with one or more references by overlapping units: n-grams (ROUGE-N),
+the longest common subsequence (ROUGE-L, and ROUGE-Lsum over newline-separated sentences), the weighted LCS that
+rewards consecutive matches (ROUGE-W), and skip-bigrams with or without unigrams (ROUGE-S, ROUGE-SU). rouge1..rouge9,
+rougeL and rougeLsum are exactly rouge_score 0.1.2's numbers (the library behind HF evaluate's `rouge`), with and
+without its Porter stemmer; the default tokenizer is also Unicode-aware, so Chinese, Japanese, Cyrillic, Arabic or
+accented text is not scored 0.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: list of str, one generated text per example.
+    references: list of str (one reference per example) or list of list of str (any number per example).
+    rouge_types: list of str (default ['rouge1', 'rouge2', 'rougeL', 'rougeLsum']). Valid: 'rouge1'..'rouge9',
+        'rougeL', 'rougeLsum' (sentences split on newlines), 'rougeW' (or 'rougeW-1.5' for another weight),
+        'rougeS4' / 'rougeS*' (skip-bigrams with at most 4 / any number of tokens between), 'rougeSU4' / 'rougeSU*'.
+    use_aggregator: bool, True (default): the mean over examples; False: one value per example in a list.
+    use_stemmer: bool, Porter-stem tokens longer than 3 characters, as rouge_score (default False).
+    tokenizer: 'unicode' (default: rouge_score's tokens on ASCII text, words of any script elsewhere, one token per
+        Chinese/Japanese character), 'rouge_score' (exactly rouge_score's), 'whitespace', or a callable
+        text -> list of str (its tokens are used as they are).
+    multi_ref: 'best' (default: per type, the reference with the highest F, as rouge_score's score_multi) or
+        'average' (ROUGE-1.5.5's default: hits and counts summed over the references).
+    weight_factor: float, w in ROUGE-W's f(k) = k^w (default 1.2).
+    alpha: float in [0, 1], F = PR / ((1 - alpha) P + alpha R), as ROUGE-1.5.5's -p; or
+    beta: float, F = (1 + beta^2) PR / (beta^2 P + R). Default: F1 (rouge_score's).
+    n_bootstrap: int, if >= 2, a seeded bootstrap interval over examples (default 0: none).
+    confidence_interval: float, the interval's coverage (default 0.95).
+    seed: int, the bootstrap seed (default 12345): same input and seed, same interval.
+Returns:
+    For each type T: T (F-measure, as HF evaluate's rouge), T_precision and T_recall: floats (aggregated) or lists
+    (use_aggregator=False). With n_bootstrap: T_low, T_mid, T_high and T_precision_low ... T_recall_high.
+Examples:
+    >>> rouge = evaluate.load("./metrics/rouge")
+    >>> predictions = ["the cat was found under the bed", "a quick brown fox jumps over the dog"]
+    >>> references = [["the cat was under the bed"],
+    ...               ["the quick brown fox jumped over the lazy dog", "a fast fox leaps over a dog"]]
+    >>> results = rouge.compute(predictions=predictions, references=references)
+    >>> {key: round(results[key], 4) for key in ["rouge1", "rouge2", "rougeL", "rougeLsum"]}
+    {'rouge1': 0.8145, 'rouge2': 0.5636, 'rougeL': 0.8145, 'rougeLsum': 0.8145}
+    >>> round(results["rouge1_precision"], 4), round(results["rouge1_recall"], 4)
+    (0.8036, 0.8333)
+    >>> results = rouge.compute(predictions=predictions, references=references,
+    ...                         rouge_types=["rougeW", "rougeS4", "rougeSU4"], use_aggregator=False)
+    >>> [round(x, 4) for x in results["rougeW"]], [round(x, 4) for x in results["rougeSU4"]]
+    ([0.8224, 0.5979], [0.8333, 0.5278])
+    >>> results = rouge.compute(predictions=predictions, references=references, rouge_types=["rouge2"],
+    ...                         n_bootstrap=1000)
+    >>> round(results["rouge2_low"], 4), round(results["rouge2_mid"], 4), round(results["rouge2_high"], 4)
+    (0.4, 0.5636, 0.7273)
+    >>> rouge.compute(predictions=["猫が好きです"], references=["猫が大好きです"], rouge_types=["rouge1"])["rouge1"]
+    0.923076923076923
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Rouge(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=text_pair_features(),
+            codebase_urls=["https://github.com/google-research/google-research/tree/master/rouge"],
+            reference_urls=["https://aclanthology.org/W04-1013/", "https://pypi.org/project/rouge-score/"],
+        )
+
+    def _compute(
+        self, predictions, references, rouge_types=None, use_aggregator=True, use_stemmer=False, tokenizer=None,
+        **options,
+    ):
+        return compute_metric(
+            "rouge", predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator,
+            use_stemmer=use_stemmer, tokenizer=tokenizer, **options,
+        )

@@ -213,3 +213,27 @@ def test_evaluate_module_rejects_mismatched_lengths():
     module = evaluate.load("./metrics/bleu")
     with pytest.raises(ValueError):
         module.compute(predictions=["a", "b"], references=["a"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [(dict(predictions=[None], references=["a"]), TypeError, r"predictions\[0\] must be a string"),
+     (dict(predictions=[3], references=["a"]), TypeError, r"predictions\[0\] must be a string"),
+     (dict(predictions=[], references=[]), ValueError, "no examples"),
+     (dict(predictions=["a"], references=[["a", None]]), TypeError, r"references\[0\]\[1\]"),
+     (dict(predictions="abc", references=["a"]), TypeError, "list of strings")],
+)
+def test_evaluate_module_bad_input_gets_our_messages(kwargs, error, match):
+    import evaluate
+
+    with pytest.raises(error, match=match):
+        evaluate.load("./metrics/bleu").compute(**kwargs)
+
+
+def test_evaluate_module_mixes_string_and_list_references():
+    import evaluate
+
+    module = evaluate.load("./metrics/bleu")
+    module.add_batch(predictions=["a b c d"], references=["a b c d"])
+    module.add_batch(predictions=["e f g h"], references=[["e f g h", "x"]])
+    assert module.compute()["score"] == pytest.approx(100.0)

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 import nlgmetrics  # From: nlgmetrics
-from nlgmetrics.integration.evaluate_support import compute_metric, text_pair_features
+from nlgmetrics.integration import evaluate_support
 
 _CITATION = """\
 @inproceedings{papineni-etal-2002-bleu,
@@ -61,16 +61,16 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Bleu(evaluate.Metric):
+class Bleu(evaluate_support.NLGMetric):
+    metric_name = "bleu"
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=text_pair_features(),
+            features=evaluate_support.text_pair_features(),
             codebase_urls=["https://github.com/mjpost/sacrebleu"],
             reference_urls=["https://aclanthology.org/P02-1040/", "https://aclanthology.org/W18-6319/"],
         )
 
-    def _compute(self, predictions, references, **options):
-        return compute_metric("bleu", predictions, references, **options)

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 import nlgmetrics  # From: nlgmetrics
-from nlgmetrics.integration.evaluate_support import compute_metric, text_pair_features
+from nlgmetrics.integration import evaluate_support
 
 _CITATION = """\
 @inproceedings{doddington-2002-nist,
@@ -48,16 +48,16 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Nist(evaluate.Metric):
+class Nist(evaluate_support.NLGMetric):
+    metric_name = "nist"
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=text_pair_features(),
+            features=evaluate_support.text_pair_features(),
             codebase_urls=["https://github.com/nltk/nltk/blob/develop/nltk/translate/nist_score.py"],
             reference_urls=["https://dl.acm.org/doi/10.5555/1289189.1289273"],
         )
 
-    def _compute(self, predictions, references, **options):
-        return compute_metric("nist", predictions, references, **options)

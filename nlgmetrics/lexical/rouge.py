@@ -192,6 +192,9 @@ def summary_lcs_hits(ref_sents: Sequence[Sequence[str]], can_sents: Sequence[Seq
     n = sum(map(len, can_sents))
     if not ref_sents or not can_sents or not m or not n:
         return 0, m, n
+    if len(ref_sents) == 1 and len(can_sents) == 1:
+        # one LCS, a common subsequence, never uses a token more often than either text has it: no clipping
+        return lcs_length(ref_sents[0], can_sents[0]), m, n
     left_ref = Counter(token for sent in ref_sents for token in sent)
     left_can = Counter(token for sent in can_sents for token in sent)
     hits = 0
@@ -298,8 +301,11 @@ class _Example:
         return counts
 
 
-def type_statistics(rouge_type: RougeType, ref: _Example, pred: _Example) -> tuple[float, float, float]:
-    """``(hit, ref_total, pred_total)`` of one ROUGE type for one reference and one prediction."""
+def type_statistics(
+    rouge_type: RougeType, ref: _Example, pred: _Example, memo: dict | None = None
+) -> tuple[float, float, float]:
+    """``(hit, ref_total, pred_total)`` of one ROUGE type for one reference and one prediction (``memo``: a dict
+    shared by the types of one pair, so rougeL and one-line rougeLsum compute the LCS once)."""
     kind = rouge_type.kind
     if kind == "N":
         n = rouge_type.n
@@ -308,8 +314,14 @@ def type_statistics(rouge_type: RougeType, ref: _Example, pred: _Example) -> tup
             max(len(ref.tokens) - n + 1, 0),
             max(len(pred.tokens) - n + 1, 0),
         )
-    if kind == "L":
-        return lcs_length(ref.tokens, pred.tokens), len(ref.tokens), len(pred.tokens)
+    if kind == "L" or (kind == "Lsum" and "\n" not in ref.text and "\n" not in pred.text):
+        # a one-line text is one sentence (or none, when empty): rougeLsum's statistics are rougeL's
+        if memo is not None and "L" in memo:
+            return memo["L"]
+        stats = (lcs_length(ref.tokens, pred.tokens), len(ref.tokens), len(pred.tokens))
+        if memo is not None:
+            memo["L"] = stats
+        return stats
     if kind == "Lsum":
         return summary_lcs_hits(ref.sentences(), pred.sentences())
     if kind == "W":
@@ -347,8 +359,9 @@ class RougeScorer:
         pred = _Example(prediction, self.tokenize)
         refs = [_Example(ref, self.tokenize) for ref in references]
         out = {}
+        memos: list[dict] = [{} for _ in refs]
         for rouge_type in self.rouge_types:
-            per_ref = [type_statistics(rouge_type, ref, pred) for ref in refs]
+            per_ref = [type_statistics(rouge_type, ref, pred, memo) for ref, memo in zip(refs, memos)]
             if self.multi_ref == "average" and len(per_ref) > 1:
                 pooled = tuple(sum(column) for column in zip(*per_ref))
                 out[rouge_type.name] = scores_from_statistics(rouge_type, pooled, self.alpha, self.beta)

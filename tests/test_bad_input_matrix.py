@@ -1,0 +1,104 @@
+"""One bad-input matrix for every evaluate module and the CLI: a named ValueError/TypeError, or finite scores."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+
+from nlgmetrics.registry import available_metrics
+
+from conftest import REPO
+from nlgmetrics.resources import BUNDLED_ENCODER_ID
+
+OPTIONS = {
+    "bertscore": {"model_type": BUNDLED_ENCODER_ID},
+    "moverscore": {"model_type": BUNDLED_ENCODER_ID},
+}
+METRICS = available_metrics()
+LONG = " ".join(f"word{i % 97} and" for i in range(3000))  # 6,000 words
+
+SCORED = {
+    "empty prediction": (["", "the cat sat"], ["a reference", "the cat sat"]),
+    "empty reference": (["a prediction", "the cat sat"], ["", "the cat sat"]),
+    "whitespace only": (["   \t ", "the cat sat"], [" \n ", "the cat sat"]),
+    "chinese": (["猫坐在垫子上。", "the cat sat"], ["猫坐在垫子上了。", "the cat sat"]),
+    "emoji": (["I ❤️ 🐍 code 🎉", "the cat sat"], ["I ❤️ 🐍 python", "the cat sat"]),
+    "right-to-left": (["مرحبا بالعالم", "שלום עולם"], ["مرحبا يا عالم", "שלום לכל העולם"]),
+    "6000-word text": ([LONG, "the cat sat"], [LONG.replace("word3 ", "term3 "), "the cat sat"]),
+    "varying reference lists": (["the cat sat", "a dog ran"], [["the cat sat"], ["a dog ran", "the dog ran", "x"]]),
+}
+RAISES = {
+    "mismatched lengths": ((["a", "b"], ["a"]), ValueError, "2 predictions but 1 references"),
+    "None prediction": (([None], ["a"]), TypeError, r"predictions\[0\] must be a string"),
+    "None reference": ((["a"], [None]), TypeError, r"references\[0\] must be a string"),
+    "non-string item": (([42], ["a"]), TypeError, r"predictions\[0\] must be a string"),
+    "non-string in list": ((["a"], [["a", 7]]), TypeError, r"references\[0\]\[1\] must be a string"),
+    "zero examples": (([], []), ValueError, "no examples"),
+    "empty reference list": ((["a"], [[]]), ValueError, "empty list"),
+}
+
+
+def _finite_values(result: dict) -> list[float]:
+    values = []
+    for key, value in result.items():
+        items = value if isinstance(value, list) else [value]
+        values += [float(v) for v in items if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return values
+
+
+@pytest.fixture(scope="module")
+def modules():
+    """evaluate modules by name, loaded once per test module."""
+    import evaluate
+
+    class Loaded(dict):
+        def __missing__(self, name):
+            self[name] = evaluate.load(str(REPO / "metrics" / name))
+            return self[name]
+
+    return Loaded()
+
+
+@pytest.mark.parametrize("case", list(SCORED))
+@pytest.mark.parametrize("name", METRICS)
+def test_scored_cases_are_finite(modules, name, case):
+    predictions, references = SCORED[case]
+    result = modules[name].compute(predictions=predictions, references=references, **OPTIONS.get(name, {}))
+    values = _finite_values(result)
+    assert values, result
+    assert all(math.isfinite(v) for v in values), (case, result)
+
+
+@pytest.mark.parametrize("case", list(RAISES))
+@pytest.mark.parametrize("name", METRICS)
+def test_bad_cases_raise_named_errors(modules, name, case):
+    (predictions, references), error, match = RAISES[case]
+    with pytest.raises(error, match=match):
+        modules[name].compute(predictions=predictions, references=references, **OPTIONS.get(name, {}))
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "nlgmetrics.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_cli_scores_and_reports_bad_files(tmp_path, name):
+    hyp, ref, short, binary = (tmp_path / f for f in ("hyp.txt", "ref.txt", "short.txt", "bad.txt"))
+    hyp.write_text("the cat sat on the mat\n\n猫坐在垫子上\n", encoding="utf-8")
+    ref.write_text("the cat sat on a mat\na reference\n猫坐在垫子上了\n", encoding="utf-8")
+    short.write_text("only one line\n", encoding="utf-8")
+    binary.write_bytes(b"fine\n\xff\xfe broken\nok\n")
+    extra = [f"-o model_type={BUNDLED_ENCODER_ID}"] if name in OPTIONS else []
+    extra = [part for item in extra for part in item.split(" ", 1)]
+    ok = _cli("score", "--metric", name, "-p", str(hyp), "-r", str(ref), "--format", "json", *extra)
+    assert ok.returncode == 0, ok.stderr
+    assert '"metric": "' + name + '"' in ok.stdout
+    missing = _cli("score", "--metric", name, "-p", str(tmp_path / "nope.txt"), "-r", str(ref))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    mismatch = _cli("score", "--metric", name, "-p", str(hyp), "-r", str(short))
+    assert mismatch.returncode == 2 and "has 1 lines but" in mismatch.stderr
+    undecodable = _cli("score", "--metric", name, "-p", str(binary), "-r", str(ref))
+    assert undecodable.returncode == 2 and "line 2 is not valid UTF-8" in undecodable.stderr

@@ -1,0 +1,111 @@
+"""Exact optimal transport (earth mover's distance) for many small problems, on POT's network simplex.
+
+For histograms ``a`` (n,) and ``b`` (m,) with equal total mass and a cost matrix ``M`` (n, m)::
+
+    EMD(a, b, M) = min_P <P, M>_F   subject to   P 1_m = a,  P^T 1_n = b,  P >= 0
+
+This calls POT's C++ network simplex (the solver behind ``ot.emd2``) directly, which skips ``ot.emd2``'s per-call
+backend and marginal checks (about 150 us, more than the solve itself for a 20 x 20 problem). Zero-mass entries are
+dropped before the solve (they carry no flow), and the solver releases the GIL, so a thread pool spreads a batch over
+cores. A problem whose total mass is zero costs 0 with an all-zero flow.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+try:  # POT's compiled network simplex; ot.emd2 is the public wrapper around it
+    from ot.lp.emd_wrap import emd_c as _emd_c
+except ImportError:  # pragma: no cover - a POT without the private module: fall back to the public API
+    _emd_c = None
+
+MAX_ITER = 1_000_000
+MASS_RTOL = 1e-7
+
+
+def _as_hist(values, name: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64).reshape(-1)
+    if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0):
+        raise ValueError(f"{name} must hold finite, non-negative masses.")
+    return arr
+
+
+def emd(a, b, M, *, return_flow: bool = False, max_iter: int = MAX_ITER) -> tuple[float, np.ndarray | None]:
+    """Exact transport cost ``<P*, M>`` (and the optimal flow ``P*`` when ``return_flow``) of one problem."""
+    a = _as_hist(a, "a")
+    b = _as_hist(b, "b")
+    M = np.asarray(M, dtype=np.float64)
+    if M.shape != (a.size, b.size):
+        raise ValueError(f"cost matrix has shape {M.shape}, expected {(a.size, b.size)} from the histograms.")
+    sa, sb = float(a.sum()), float(b.sum())
+    if abs(sa - sb) > MASS_RTOL * max(sa, sb, 1.0):
+        raise ValueError(f"histograms must carry equal total mass, got {sa!r} and {sb!r}; normalise them first.")
+    if sa == 0.0 or sb == 0.0:
+        return 0.0, (np.zeros(M.shape) if return_flow else None)
+    rows, cols = np.flatnonzero(a), np.flatnonzero(b)
+    sub = M if (rows.size == a.size and cols.size == b.size) else M[np.ix_(rows, cols)]
+    if not np.all(np.isfinite(sub)):
+        raise ValueError("cost matrix must be finite where both histograms have mass.")
+    ar, bc = a[rows], b[cols] * (sa / sb)  # exact equality of totals, as the simplex needs
+    if _emd_c is not None:
+        flow, cost, _u, _v, code = _emd_c(ar, bc, np.ascontiguousarray(sub), max_iter, 1)
+        if code != 1:  # 1 = optimal; otherwise the solver stopped early or the problem was malformed
+            warnings.warn(f"exact transport solver returned code {code} (not optimal); the cost may be inexact.",
+                          RuntimeWarning, stacklevel=2)
+    else:  # pragma: no cover
+        import ot
+
+        flow = ot.emd(ar, bc, np.ascontiguousarray(sub), numItermax=max_iter)
+        cost = float((flow * sub).sum())
+    if not return_flow:
+        return float(cost), None
+    full = np.zeros(M.shape)
+    full[np.ix_(rows, cols)] = flow
+    return float(cost), full
+
+
+def default_threads() -> int:
+    """Worker threads for a batch of exact problems: ``$NLGMETRICS_OT_THREADS``, else the usable cores (max 16)."""
+    env = os.environ.get("NLGMETRICS_OT_THREADS")
+    if env:
+        return max(1, int(env))
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 16))
+
+
+def emd_batch(
+    a: Sequence,
+    b: Sequence,
+    M: Sequence,
+    *,
+    return_flow: bool = False,
+    num_threads: int | None = None,
+    max_iter: int = MAX_ITER,
+) -> tuple[np.ndarray, list[np.ndarray] | None]:
+    """Exact costs (B,) of B independent problems ``(a[k], b[k], M[k])`` (and their flows), over a thread pool."""
+    if not (len(a) == len(b) == len(M)):
+        raise ValueError(f"got {len(a)}, {len(b)} and {len(M)} source, target and cost entries: they must match.")
+    n = len(a)
+    threads = default_threads() if num_threads is None else max(1, int(num_threads))
+
+    def one(k: int) -> tuple[float, np.ndarray | None]:
+        return emd(a[k], b[k], M[k], return_flow=return_flow, max_iter=max_iter)
+
+    if threads == 1 or n < 32:
+        results = [one(k) for k in range(n)]
+    else:
+        # contiguous slices: one task per thread keeps scheduling overhead off the small solves
+        bounds = np.linspace(0, n, threads + 1).astype(int)
+        with ThreadPoolExecutor(threads) as pool:
+            parts = pool.map(lambda lo_hi: [one(k) for k in range(*lo_hi)], zip(bounds[:-1], bounds[1:]))
+            results = [r for part in parts for r in part]
+    costs = np.fromiter((c for c, _ in results), dtype=np.float64, count=n)
+    return costs, ([f for _, f in results] if return_flow else None)

@@ -1,0 +1,170 @@
+"""BERTScore baseline rescaling: bert_score-format baseline files, where to find them, and how to make one.
+
+A baseline file is CSV (bert_score names it ``.tsv``) with header ``LAYER,P,R,F`` and one row per hidden layer
+``0..L``: the mean P, R and F of BERTScore over random pairs of unrelated sentences of one language, with that layer.
+Rescaling maps a score ``s`` to ``(s - b) / (1 - b)``, so unrelated text lands near 0 (Zhang et al., 2020, sec. 6).
+
+Lookup for ``(lang, model_type)`` when no ``baseline_path`` is given, first hit wins:
+
+1. ``nlgmetrics/data/rescale_baseline.<lang>.<model_type with / as -->.tsv`` (ships: ``en`` for the bundled MiniLM);
+2. ``$NLGMETRICS_HOME/baselines/<lang>/<model_type>.tsv`` (where :func:`compute_baseline` writes by default);
+3. bert_score's own ``rescale_baseline/<lang>/<model_type>.tsv`` when the bert-score package is installed.
+
+Computing one, by bert_score's method (random sentence pairs, ``all_layers``, mean per layer)::
+
+    python -m nlgmetrics.semantic.baselines --model sentence-transformers/all-MiniLM-L6-v2 --lang en \\
+        --corpus sentences.txt [--pairs 100000] [--seed 0] [--out FILE] [--batch-size 64] [--device cuda]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID, cache_dir
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+def _model_key(model_type: str) -> str:
+    return BUNDLED_ENCODER_ID if model_type in BUNDLED_ENCODER_ALIASES else model_type
+
+
+def baseline_candidates(lang: str, model_type: str) -> list[Path]:
+    """Where a baseline for (lang, model) is looked for, in order."""
+    model = _model_key(model_type)
+    lang = lang.lower()
+    paths = [
+        DATA_DIR / f"rescale_baseline.{lang}.{model.replace('/', '--')}.tsv",
+        cache_dir() / "baselines" / lang / f"{model}.tsv",
+    ]
+    spec = importlib.util.find_spec("bert_score")
+    if spec is not None and spec.origin:
+        paths.append(Path(spec.origin).parent / "rescale_baseline" / lang / f"{model}.tsv")
+    return paths
+
+
+def find_baseline(lang: str | None, model_type: str, baseline_path: str | None = None) -> Path:
+    """The baseline file to use; ``ValueError`` naming the fix when there is none."""
+    if baseline_path is not None:
+        path = Path(baseline_path)
+        if not path.is_file():
+            raise ValueError(f"baseline_path {str(path)!r} is not a file.")
+        return path
+    if lang is None:
+        raise ValueError(
+            "rescale_with_baseline needs lang (baselines are per language and model), e.g. lang='en', or a "
+            "baseline_path."
+        )
+    candidates = baseline_candidates(lang, model_type)
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise ValueError(
+        f"no rescaling baseline for model {model_type!r} and lang {lang!r} (looked in: "
+        + ", ".join(str(p) for p in candidates)
+        + "). Compute one from a corpus of sentences in that language: python -m nlgmetrics.semantic.baselines "
+        f"--model {model_type} --lang {lang} --corpus FILE, or pass baseline_path."
+    )
+
+
+def read_baseline(path: str | Path) -> torch.Tensor:
+    """A baseline file as a float32 tensor ``(n_layers, 3)`` (P, R, F), row k = layer k."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            rows = list(csv.reader(handle))
+        header = [h.strip() for h in rows[0]]
+        if header[1:4] != ["P", "R", "F"]:
+            raise ValueError(f"header {header!r}, expected LAYER,P,R,F")
+        values = [[float(x) for x in row[1:4]] for row in rows[1:] if row]
+    except (OSError, IndexError, ValueError) as exc:
+        raise ValueError(f"{path} is not a bert_score baseline file (LAYER,P,R,F per layer): {exc}") from None
+    return torch.tensor(values, dtype=torch.float32)
+
+
+def write_baseline(path: str | Path, table: torch.Tensor) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write("LAYER,P,R,F\n")
+        for layer, (p, r, f) in enumerate(table.tolist()):
+            handle.write(f"{layer},{p:.8g},{r:.8g},{f:.8g}\n")
+    return path
+
+
+def compute_baseline(
+    sentences: Sequence[str],
+    model_type: str,
+    *,
+    lang: str | None = None,
+    pairs: int = 100_000,
+    seed: int = 0,
+    out: str | Path | None = None,
+    batch_size: int = 64,
+    device: str | None = None,
+    long_text: str = "window",
+    verbose: bool = False,
+) -> torch.Tensor:
+    """bert_score's baseline method: shuffle the (non-empty, deduplicated) sentences with ``seed``, pair them as
+    ``(s[2i], s[2i+1])`` for up to ``pairs`` pairs, score every pair with every layer (no idf), and average P, R and F
+    per layer. Returns ``(L + 1, 3)``; written to ``out`` (or, with ``lang``, to the cache location that
+    :func:`find_baseline` reads) when given."""
+    from nlgmetrics.semantic.bertscore import BERTScorer
+
+    unique = list(dict.fromkeys(s.strip() for s in sentences if isinstance(s, str) and s.strip()))
+    if len(unique) < 2:
+        raise ValueError("a baseline needs at least two distinct non-empty sentences.")
+    random.Random(seed).shuffle(unique)
+    n = min(pairs, len(unique) // 2)
+    hyps, refs = unique[0 : 2 * n : 2], unique[1 : 2 * n : 2]
+    scorer = BERTScorer(model_type, 0, all_layers=True, batch_size=batch_size, device=device, long_text=long_text,
+                        verbose=verbose)
+    scores = scorer.score_pairs(hyps, refs, None)  # (L + 1, n, 3)
+    table = scores.double().mean(dim=1).float()
+    if out is None and lang is not None:
+        out = cache_dir() / "baselines" / lang.lower() / f"{_model_key(model_type)}.tsv"
+    if out is not None:
+        write_baseline(out, table)
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m nlgmetrics.semantic.baselines",
+        description="Compute a BERTScore rescaling baseline (bert_score format) from a corpus, one sentence a line.",
+    )
+    parser.add_argument("--model", required=True, help="hub id or local folder (the bundled: minilm)")
+    parser.add_argument("--lang", help="language code; without --out the file goes where lookups find it")
+    parser.add_argument("--corpus", required=True, nargs="+", help="text file(s), one sentence a line")
+    parser.add_argument("--pairs", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", help="output file (default: $NLGMETRICS_HOME/baselines/<lang>/<model>.tsv)")
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--device", default=None)
+    args = parser.parse_args(argv)
+    if args.out is None and args.lang is None:
+        parser.error("pass --lang or --out")
+    sentences: list[str] = []
+    for name in args.corpus:
+        try:
+            sentences += Path(name).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            parser.error(f"cannot read corpus {name}: {exc}")
+    table = compute_baseline(
+        sentences, args.model, lang=args.lang, pairs=args.pairs, seed=args.seed, out=args.out,
+        batch_size=args.batch_size, device=args.device, verbose=True,
+    )
+    target = args.out or cache_dir() / "baselines" / args.lang.lower() / f"{_model_key(args.model)}.tsv"
+    print(f"wrote {target} ({table.shape[0]} layers)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

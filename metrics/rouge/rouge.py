@@ -69,7 +69,8 @@ Examples:
     ...                         n_bootstrap=1000)
     >>> round(results["rouge2_low"], 4), round(results["rouge2_mid"], 4), round(results["rouge2_high"], 4)
     (0.4, 0.5636, 0.7273)
-    >>> rouge.compute(predictions=["猫が好きです"], references=["猫が大好きです"], rouge_types=["rouge1"])["rouge1"]
+    >>> japanese = rouge.compute(predictions=["猫が好きです"], references=["猫が大好きです"], rouge_types=["rouge1"])
+    >>> japanese["rouge1"]
     0.923076923076923
 """
 

@@ -108,7 +108,8 @@ def parse_rouge_type(name: object, weight_factor: float = DEFAULT_WEIGHT_FACTOR)
 def _check_weight(weight: object) -> None:
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 1:
         raise ValueError(
-            f"weight_factor must be a number >= 1 (f(k) = k^w; 1 gives plain LCS, ROUGE-1.5.5 uses 1.2), got {weight!r}."
+            "weight_factor must be a number >= 1 (f(k) = k^w; 1 gives plain LCS, ROUGE-1.5.5 uses 1.2), "
+            f"got {weight!r}."
         )
 
 
@@ -426,7 +427,9 @@ def compute_rouge(
     _check_weight(weight_factor)
     types = tuple(dict((t.name, t) for t in (parse_rouge_type(name, weight_factor) for name in rouge_types)).values())
     if multi_ref not in ("best", "average"):
-        raise ValueError(f"multi_ref must be 'best' (rouge_score's score_multi) or 'average' (ROUGE-1.5.5 -f A), got {multi_ref!r}.")
+        raise ValueError(
+            f"multi_ref must be 'best' (rouge_score's score_multi) or 'average' (ROUGE-1.5.5 -f A), got {multi_ref!r}."
+        )
     if alpha is not None and beta is not None:
         raise ValueError("give alpha (ROUGE-1.5.5's -p) or beta (F_beta), not both.")
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1):

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 import nlgmetrics  # From: nlgmetrics
-from nlgmetrics.integration.evaluate_support import compute_metric, text_pair_features
+from nlgmetrics.integration import evaluate_support
 
 _CITATION = """\
 @inproceedings{lin-2004-rouge,
@@ -76,13 +76,15 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Rouge(evaluate.Metric):
+class Rouge(evaluate_support.NLGMetric):
+    metric_name = "rouge"
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=text_pair_features(),
+            features=evaluate_support.text_pair_features(),
             codebase_urls=["https://github.com/google-research/google-research/tree/master/rouge"],
             reference_urls=["https://aclanthology.org/W04-1013/", "https://pypi.org/project/rouge-score/"],
         )
@@ -91,7 +93,7 @@ class Rouge(evaluate.Metric):
         self, predictions, references, rouge_types=None, use_aggregator=True, use_stemmer=False, tokenizer=None,
         **options,
     ):
-        return compute_metric(
+        return evaluate_support.compute_metric(
             "rouge", predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator,
             use_stemmer=use_stemmer, tokenizer=tokenizer, **options,
         )

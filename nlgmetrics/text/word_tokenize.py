@@ -151,6 +151,13 @@ def _build() -> tuple[Callable[[str], list[str]], Callable[[str], list[str]], bo
 
 _SENT_TOKENIZE, _TREEBANK, GUARDED = _build()
 
+try:  # importing this module makes nltk find the Punkt tables; a missing source is reported on first use
+    from nlgmetrics.resources import ensure_punkt
+
+    ensure_punkt()
+except RuntimeError:
+    pass
+
 
 @lru_cache(maxsize=CACHE_SIZE)
 def _cached_tokens(text: str) -> tuple[str, ...]:
@@ -162,7 +169,13 @@ def word_tokenize(text: str) -> tuple[str, ...]:
 
     Needs ``punkt_tab/english`` on ``nltk.data.path``: :func:`nlgmetrics.resources.ensure_punkt` provisions it.
     """
-    return _cached_tokens(text)
+    try:
+        return _cached_tokens(text)
+    except LookupError:  # punkt_tab not on nltk.data.path: provision it, or raise the error that names the fix
+        from nlgmetrics.resources import ensure_punkt
+
+        ensure_punkt()
+        return _cached_tokens(text)
 
 
 def clear_cache() -> None:

@@ -1,0 +1,191 @@
+"""BERTScore vs bert_score 0.3.13 on WMT17 DA de-en, bundled MiniLM (layer 6), CPU, side by side in one process.
+
+Cases (``N`` segments of the reference and of four systems):
+
+- ``cold call, model load included``: one system; ours starts with no encoder and an empty cache
+  (``compute_bertscore``), bert_score with ``bert_score.score`` (which loads the model on every call).
+- ``cold call, model loaded``: encoder / ``BERTScorer`` already loaded, empty embedding cache.
+- ``encoder-forward floor``: only the model forward over the deduplicated, length-sorted batches that our call runs;
+  ``overhead`` = ours (model loaded, cold) / floor.
+- ``4 systems, 4 calls``: each system in its own call against the same references (a user comparing systems); ours
+  starts with an empty cache, bert_score with a loaded ``BERTScorer``.
+- ``warm repeat``: the same call again (ours from the cache; bert_score recomputes).
+- ``stream``: ``S`` random pairs from all WMT17 DA text in chunks, in a subprocess with a 256 MiB cache budget: its
+  peak RSS, and the RSS with 1/4 of the pairs, to show memory does not grow with the stream.
+
+Every case checks P/R/F against bert_score (``max_abs_diff``). Run: ``python -m benchmarks.bench_bertscore
+[--data ../shared/data] [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import torch  # noqa: E402
+
+from benchmarks.common import DA_PAIRS, DEFAULT_DATA, load_wmt17_da, peak_rss_mb  # noqa: E402
+
+LAYER = 6
+
+
+def _diff(ours: dict, theirs) -> float:
+    return max(
+        max(abs(a - b) for a, b in zip(ours[key], t.tolist()))
+        for key, t in zip(("precision", "recall", "f1"), theirs)
+    )
+
+
+def _clock(fn):
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def _floor_seconds(encoder, texts: list[str], batch_size: int) -> float:
+    """The bare forward over exactly the batches our engine runs (deduplicated, length-sorted, windows included)."""
+    unique = list(dict.fromkeys(texts))
+    seqs = [piece for ids in encoder.token_ids(unique) for piece in encoder._pieces(ids, "window")]
+    seqs.sort(key=len, reverse=True)
+    batches = []
+    for b in range(0, len(seqs), batch_size):
+        chunk = seqs[b : b + batch_size]
+        width = len(chunk[0])
+        ids = torch.full((len(chunk), width), encoder.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(chunk), width), dtype=torch.long)
+        for row, s in enumerate(chunk):
+            ids[row, : len(s)] = torch.tensor(s)
+            mask[row, : len(s)] = 1
+        batches.append((ids, mask))
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for ids, mask in batches:
+            encoder.model(input_ids=ids, attention_mask=mask)
+    return time.perf_counter() - start
+
+
+def _stream_rss(pairs: int, data: Path) -> dict:
+    """Run the stream case in a fresh interpreter; returns its peak RSS (MiB) at 1/4 and at all pairs."""
+    code = f"""
+import json, random, resource, sys, torch
+torch.set_num_threads({torch.get_num_threads()})
+sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+from benchmarks.common import DA_PAIRS, load_wmt17_da
+from nlgmetrics.embed import configure_cache
+from nlgmetrics.semantic.bertscore import compute_bertscore
+configure_cache(budget_mb=256)
+texts = []
+for pair in DA_PAIRS:
+    ref, systems = load_wmt17_da({str(data)!r}, pair)
+    texts += ref
+    for hyps in systems.values():
+        texts += hyps
+rng = random.Random(0)
+n = {pairs}
+cands = [rng.choice(texts) for _ in range(n)]
+refs = [rng.choice(texts) for _ in range(n)]
+rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+out, marks = [], {{}}
+step = max(n // 4, 1)
+for start in range(0, n, step):
+    out += compute_bertscore(cands[start:start + step], refs[start:start + step], model_type="minilm")["f1"]
+    marks[min(start + step, n)] = rss()
+print(json.dumps({{"n": len(out), "marks": marks, "unique_texts": len(set(cands + refs))}}))
+"""
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["seconds"] = time.perf_counter() - start
+    return result
+
+
+def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
+    import bert_score
+
+    from nlgmetrics.embed import clear_encoders, get_cache, get_encoder
+    from nlgmetrics.resources import bundled_encoder_path
+    from nlgmetrics.semantic.bertscore import compute_bertscore
+
+    torch.set_num_threads(int(os.environ.get("BENCH_THREADS", "2")))
+    n = 150 if quick else 800
+    stream_pairs = 1000 if quick else 8000
+    reference, systems = load_wmt17_da(data, "de-en")
+    names = sorted(systems)[:4]
+    refs = reference[:n]
+    hyps = {name: systems[name][:n] for name in names}
+    model_dir = bundled_encoder_path()
+    opts = dict(model_type="sentence-transformers/all-MiniLM-L6-v2", num_layers=LAYER)
+    rows = []
+
+    # 1. cold call, model load included
+    clear_encoders()
+    get_cache().clear()
+    ours_s, ours = _clock(lambda: compute_bertscore(hyps[names[0]], refs, **opts))
+    anchor_s, theirs = _clock(lambda: bert_score.score(hyps[names[0]], refs, model_type=model_dir, num_layers=LAYER))
+    rows.append({"case": f"cold call, model load included ({n} pairs)", "ours_s": ours_s,
+                 "anchor": "bert_score.score", "anchor_s": anchor_s, "speedup": anchor_s / ours_s,
+                 "max_abs_diff": _diff(ours, theirs)})
+
+    # 2. cold call, model loaded; 3. floor
+    scorer = bert_score.BERTScorer(model_type=model_dir, num_layers=LAYER)
+    encoder = get_encoder(opts["model_type"])
+    get_cache().clear()
+    ours_s, ours = _clock(lambda: compute_bertscore(hyps[names[0]], refs, **opts))
+    anchor_s, theirs = _clock(lambda: scorer.score(hyps[names[0]], refs))
+    floor_s = _floor_seconds(encoder, hyps[names[0]] + refs, 64)
+    rows.append({"case": f"cold call, model loaded ({n} pairs)", "ours_s": ours_s, "anchor": "BERTScorer.score",
+                 "anchor_s": anchor_s, "speedup": anchor_s / ours_s, "max_abs_diff": _diff(ours, theirs)})
+    rows.append({"case": "encoder-forward floor (same batches)", "ours_s": floor_s, "anchor": "ours / floor",
+                 "anchor_s": ours_s, "speedup": floor_s / ours_s, "overhead": ours_s / floor_s, "max_abs_diff": 0.0})
+
+    # 4. four systems in four calls, same references
+    get_cache().clear()
+    ours_s, ours_all = _clock(lambda: [compute_bertscore(hyps[name], refs, **opts) for name in names])
+    anchor_s, theirs_all = _clock(lambda: [scorer.score(hyps[name], refs) for name in names])
+    rows.append({"case": f"{len(names)} systems, {len(names)} calls, same references", "ours_s": ours_s,
+                 "anchor": "BERTScorer.score", "anchor_s": anchor_s, "speedup": anchor_s / ours_s,
+                 "max_abs_diff": max(_diff(o, t) for o, t in zip(ours_all, theirs_all))})
+
+    # 5. warm repeat of the last call
+    ours_s, ours = _clock(lambda: compute_bertscore(hyps[names[-1]], refs, **opts))
+    anchor_s, theirs = _clock(lambda: scorer.score(hyps[names[-1]], refs))
+    rows.append({"case": "warm repeat of a call", "ours_s": ours_s, "anchor": "BERTScorer.score",
+                 "anchor_s": anchor_s, "speedup": anchor_s / ours_s, "max_abs_diff": _diff(ours, theirs)})
+
+    # 6. streaming memory (subprocess)
+    stream = _stream_rss(stream_pairs, data)
+    marks = {int(k): v for k, v in stream["marks"].items()}
+    first, last = marks[min(marks)], marks[max(marks)]
+    rows.append({"case": f"stream {stream_pairs} random pairs, 256 MiB cache", "ours_s": stream["seconds"],
+                 "anchor": "-", "anchor_s": "", "speedup": "", "max_abs_diff": "",
+                 "peak_rss_mb": last, "rss_after_quarter_mb": first, "unique_texts": stream["unique_texts"]})
+    return {
+        "metric": "bertscore",
+        "rows": rows,
+        "peak_rss_mb": peak_rss_mb(),
+        "notes": [
+            f"WMT17 DA de-en, first {n} segments, systems {', '.join(names)}; {torch.get_num_threads()} torch threads, "
+            "CPU, sentence-transformers/all-MiniLM-L6-v2 layer 6, fp32; single timed runs (cold cases cannot repeat).",
+            "ours: nlgmetrics compute_bertscore (dedup, exact token-length sort, cache); anchor: bert_score 0.3.13.",
+            f"stream: peak RSS {first:.0f} MiB after 1/4 of the pairs, {last:.0f} MiB after all "
+            f"({stream['unique_texts']} distinct texts).",
+        ],
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    print(json.dumps(run(args.data, args.quick), indent=1))

@@ -9,7 +9,7 @@ import pytest
 
 from nlgmetrics.registry import available_metrics
 
-CASES = {"bleu": {}, "nist": {}, "rouge": {"use_stemmer": True}}
+CASES = {"bleu": {}, "nist": {}, "rouge": {"use_stemmer": True}, "meteor": {}}
 
 
 def _worker(name, process_id, num_process, experiment_id, predictions, references, options, queue):

@@ -97,7 +97,7 @@ def test_zero_mass_and_bad_input():
     assert emd([1.0, 0.0], [1.0], np.array([[0.5], [np.inf]]))[0] == 0.5
 
 
-@pytest.mark.filterwarnings("ignore:Sinkhorn did not reach")
+@pytest.mark.filterwarnings("ignore:Sinkhorn stopped")
 def test_sinkhorn_close_to_exact_at_small_reg():
     rng = np.random.default_rng(8)
     problems = [_problem(rng, n, m, zeros=k % 2) for k, (n, m) in enumerate([(1, 4), (3, 4), (12, 9), (16, 16)])]
@@ -108,9 +108,11 @@ def test_sinkhorn_close_to_exact_at_small_reg():
         res = solve_batch(a, b, M, method="sinkhorn", reg=reg, return_flow=True, max_iter=500, tol=1e-6)
         gaps.append(np.abs(res.costs - exact).max())
         for (ak, bk, _), flow in zip(problems, res.flows):
-            np.testing.assert_allclose(flow.sum(0), bk, atol=1e-8)  # columns exact after the last half-step
-            np.testing.assert_allclose(flow.sum(1), ak, atol=1e-3)
+            np.testing.assert_allclose(flow.sum(0), bk, atol=1e-12)  # rounded onto the exact marginals
+            np.testing.assert_allclose(flow.sum(1), ak, atol=1e-12)
+            assert (flow >= 0).all()
     assert gaps[1] < 2e-3 and gaps[1] < gaps[0]  # the entropic cost tends to the EMD as reg -> 0
+    assert (res.costs >= exact - 1e-12).all()  # a feasible plan: never below the optimum
 
 
 def test_sinkhorn_matches_pot_sinkhorn():
@@ -121,6 +123,19 @@ def test_sinkhorn_matches_pot_sinkhorn():
     cost, plan = sinkhorn_log(torch.tensor(a)[None], torch.tensor(b)[None], torch.tensor(M)[None], reg, tol=1e-12)
     np.testing.assert_allclose(plan[0].numpy(), plan_pot, atol=1e-9)
     assert float(cost[0]) == pytest.approx(float((plan_pot * M).sum()), abs=1e-9)
+
+
+def test_rounding_gives_exact_marginals():
+    from nlgmetrics.transport.sinkhorn import round_to_marginals
+
+    rng = np.random.default_rng(6)
+    a = torch.tensor(rng.dirichlet(np.ones(5)))[None]
+    b = torch.tensor(np.r_[rng.dirichlet(np.ones(3)), 0.0])[None]  # last column: padding
+    plan = torch.rand(1, 5, 4, dtype=torch.float64) * torch.tensor([1.0, 1, 1, 0], dtype=torch.float64) / 10
+    rounded, err = round_to_marginals(plan, a, b)
+    np.testing.assert_allclose(rounded.sum(-1), a, atol=1e-14)
+    np.testing.assert_allclose(rounded.sum(-2), b, atol=1e-14)
+    assert (rounded >= 0).all() and float(err[0]) > 0
 
 
 def test_sinkhorn_padding_and_empty_problems():

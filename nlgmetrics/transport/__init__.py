@@ -121,7 +121,7 @@ def solve_batch(
                                  **({"max_iter": max_iter} if max_iter else {}))
         return TransportResult(costs, flows)
     return _padded_solve(a, b, M, method, reg=reg, return_flow=return_flow, device=device, dtype=dtype,
-                         max_iter=max_iter or 10_000, tol=tol)
+                         max_iter=max_iter or 1_000, tol=tol)
 
 
 def solve_clouds(
@@ -159,4 +159,4 @@ def solve_clouds(
         return solve_batch(a, b, M, method="exact", return_flow=return_flow, num_threads=num_threads,
                            max_iter=max_iter)
     return _padded_solve(a, b, None, method, reg=reg, return_flow=return_flow, device=device, dtype=dtype,
-                         max_iter=max_iter or 10_000, tol=tol, xs=xs, ys=ys, metric=metric)
+                         max_iter=max_iter or 1_000, tol=tol, xs=xs, ys=ys, metric=metric)

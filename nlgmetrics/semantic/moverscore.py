@@ -1,0 +1,419 @@
+"""MoverScore (Zhao et al., 2019) with the semantics of MoverScore v2 (moverscore 1.0.3, ``word_mover_score``).
+
+Flow: text -> ``[CLS] wordpieces [SEP]`` (truncated to the model maximum) -> contextual embeddings at the last layer
+(shared engine and cache, :mod:`nlgmetrics.embed`) -> token masses -> optimal transport between the reference and the
+prediction (:mod:`nlgmetrics.transport`) -> score.
+
+Token masses. Each side has its own idf, from its own corpus (the predictions; all references, flattened), with the
+document frequency df(t) counted once per text and N the number of texts::
+
+    idf(t) = log((N + 1) / (df(t) + 1))          (ids absent from the corpus: log(N + 1))
+    w(t)   = 0 if t contains '##', is one punctuation character, or is a stop word, else idf(t)   (idf=False: 1)
+
+With idf on, ``[CLS]`` and ``[SEP]`` occur in every text, so their idf is log(1) = 0; with ``idf=False`` every token,
+``[CLS]`` and ``[SEP]`` included, weighs 1 (unless one of the zero-mass rules applies). Masses are normalised per
+text: ``a = w_ref / sum w_ref``, ``b = w_pred / sum w_pred``.
+
+Transport. Embeddings are L2-normalised; the ground cost between a reference token x and a prediction token y is
+``||x - y||`` (``distance="euclidean"``, v2) or ``1 - cos(x, y)`` (``"cosine"``)::
+
+    distance = min_P <P, C>  s.t.  P 1 = a,  P^T 1 = b,  P >= 0        (exact EMD; v2's pyemd on [ref; pred])
+    score    = 1 - distance
+
+v2 solves the problem on the joined [reference; prediction] token set with the reference masses in the first block
+and the prediction masses in the second; only the reference-to-prediction block can carry flow, so the problem
+solved here, on the tokens with mass, has the same optimum. ``solver="sinkhorn"`` solves the entropic problem
+instead (``reg``; the cost of its plan is reported); ``relaxed=True`` drops the reference marginal: every prediction
+token sends its mass to its nearest reference token, ``distance = sum_j b_j min_i C_ij``.
+
+Options beyond v2: ``stop_words``; ``n_gram`` > 1 (v1's n-gram embeddings, which v2 ignores: windows of n consecutive
+kept tokens, each with mass = the sum of its tokens' weights and embedding = their weight-averaged normalised
+embedding); ``remove_subwords=False`` keeps '##' pieces (v2 always drops them, whatever its flag says); several
+references per prediction, combined by ``multi_ref`` (max or mean of the scores) or ``ref_weights`` (a weighted
+mean), as BERTScore; ``model_type``/``num_layers`` as BERTScore (default: the bundled MiniLM, its last layer).
+
+Defined results. A text in which every token has zero mass (only punctuation, say; or idf over a corpus of one text,
+where every id has df = N) has nothing to transport: its pairs score 0.0 (distance 1.0), with a warning. v2 would
+report 1.0 there. Costs are computed in float64 from the float32 embeddings; v2 computes them in float32, which
+differs by at most about 3e-4 for near-identical tokens.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from nlgmetrics import __version__
+from nlgmetrics.inputs import check_pairs
+from nlgmetrics.resources import BUNDLED_ENCODER_ID
+from nlgmetrics.transport import DEFAULT_REG, solve_clouds
+
+PUNCTUATION = frozenset(string.punctuation)
+DISTANCES = ("euclidean", "cosine")
+SOLVERS = ("exact", "sinkhorn")
+MULTI_REF_MODES = ("max", "mean")
+LONG_TEXT_MODES = ("truncate", "window")
+ZERO_MASS_SCORE = 0.0
+
+
+def idf_dict(token_ids: Iterable[Sequence[int]]) -> defaultdict:
+    """MoverScore's idf over one corpus: ``log((N+1)/(df+1))``, df counted once per text; unseen ids ``log(N+1)``."""
+    counts: Counter = Counter()
+    n = 0
+    for ids in token_ids:
+        counts.update(set(ids))
+        n += 1
+    unseen = math.log(n + 1)
+    table = defaultdict(lambda: unseen)
+    table.update({i: math.log((n + 1) / (c + 1)) for i, c in counts.items()})
+    return table
+
+
+@dataclass(frozen=True)
+class Units:
+    """What one text brings to a transport problem: unit embeddings (k, d), float64, L2-normalised, and masses
+    (k,) summing to 1; only units with positive mass are kept (``k = 0``: nothing to transport)."""
+
+    embeddings: torch.Tensor
+    mass: np.ndarray
+
+
+def token_weights(
+    tokens: Sequence[str], ids: Sequence[int], idf: Mapping[int, float] | None, stop_words: frozenset,
+    remove_subwords: bool,
+) -> np.ndarray:
+    """Per-token weights before normalisation: 0 for '##' pieces, single punctuation characters and stop words."""
+    out = np.empty(len(tokens))
+    for k, (tok, i) in enumerate(zip(tokens, ids)):
+        if tok in PUNCTUATION or tok in stop_words or (remove_subwords and "##" in tok):
+            out[k] = 0.0
+        else:
+            out[k] = idf[i] if idf is not None else 1.0
+    return out
+
+
+def _normalise_rows(x: torch.Tensor) -> torch.Tensor:
+    return x / (x.norm(dim=-1, keepdim=True) + 1e-30)
+
+
+def build_units(
+    tokens: Sequence[str], ids: Sequence[int], embeddings: torch.Tensor, idf: Mapping[int, float] | None,
+    stop_words: frozenset = frozenset(), remove_subwords: bool = True, n_gram: int = 1,
+) -> Units:
+    """The transport units of one text (see the module docstring for weights and n-grams)."""
+    weights = token_weights(tokens, ids, idf, stop_words, remove_subwords)
+    emb = _normalise_rows(embeddings.to(torch.float64))
+    if n_gram == 1:
+        keep = np.flatnonzero(weights > 0)
+        unit_mass, unit_emb = weights[keep], emb[torch.as_tensor(keep, dtype=torch.long)]
+    else:
+        kept = [k for k, tok in enumerate(tokens)
+                if not (tok in PUNCTUATION or tok in stop_words or (remove_subwords and "##" in tok))]
+        width = min(n_gram, len(kept))
+        windows = [kept[s : s + width] for s in range(len(kept) - width + 1)] if kept else []
+        masses, vecs = [], []
+        for win in windows:
+            w = weights[win]
+            total = float(w.sum())
+            if total <= 0:
+                continue
+            masses.append(total)
+            vecs.append((torch.as_tensor(w / total, dtype=torch.float64).unsqueeze(-1) * emb[win]).sum(0))
+        unit_mass = np.asarray(masses, dtype=np.float64)
+        unit_emb = _normalise_rows(torch.stack(vecs)) if vecs else emb[:0]
+    total = float(unit_mass.sum())
+    if total <= 0:
+        return Units(emb[:0], np.zeros(0))
+    return Units(unit_emb.contiguous(), unit_mass / total)
+
+
+def combine(values: Sequence[float], mode: str, weights: Sequence[float] | None) -> float:
+    """Several references' scores -> one: max, mean, or the weighted mean with ``weights``."""
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.float64)
+        return float(np.dot(w, values) / w.sum())
+    return float(max(values)) if mode == "max" else float(np.mean(values))
+
+
+def _check_ref_weights(ref_weights: Any, refs: list[list[str]]) -> list[list[float]] | None:
+    if ref_weights is None:
+        return None
+    if isinstance(ref_weights, (str, bytes)) or not isinstance(ref_weights, Sequence) or len(ref_weights) != len(refs):
+        raise ValueError(f"ref_weights needs one list of weights per example ({len(refs)}), got {ref_weights!r:.80}.")
+    out = []
+    for i, (w, group) in enumerate(zip(ref_weights, refs)):
+        if isinstance(w, (int, float)) and len(group) == 1:
+            w = [w]
+        try:
+            arr = np.asarray(w, dtype=np.float64)
+        except (TypeError, ValueError):
+            arr = np.zeros(0)
+        if arr.shape != (len(group),) or not np.all(np.isfinite(arr)) or (arr < 0).any() or arr.sum() <= 0:
+            raise ValueError(f"ref_weights[{i}] must be {len(group)} finite, non-negative numbers, not all zero "
+                             f"(one per reference); got {w!r:.80}.")
+        out.append(arr.tolist())
+    return out
+
+
+def _check_options(stop_words, n_gram, distance, solver, reg, multi_ref, long_text, idf) -> frozenset:
+    if isinstance(stop_words, str):
+        raise TypeError("stop_words must be a collection of tokens (e.g. a list), not one string.")
+    try:
+        stops = frozenset(stop_words or ())
+    except TypeError:
+        raise TypeError(f"stop_words must be a collection of token strings, got {stop_words!r:.60}.") from None
+    if isinstance(n_gram, bool) or not isinstance(n_gram, int) or n_gram < 1:
+        raise ValueError(f"n_gram must be a positive integer (1 = MoverScore v2), got {n_gram!r}.")
+    if distance not in DISTANCES:
+        raise ValueError(f"distance must be one of {DISTANCES}, got {distance!r}.")
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}.")
+    if isinstance(reg, bool) or not isinstance(reg, (int, float)) or not (reg > 0 and math.isfinite(reg)):
+        raise ValueError(f"reg (the Sinkhorn regularisation) must be a positive number, got {reg!r}.")
+    if multi_ref not in MULTI_REF_MODES:
+        raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {multi_ref!r}.")
+    if long_text not in LONG_TEXT_MODES:
+        raise ValueError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
+    if not isinstance(idf, bool):
+        raise TypeError(f"idf must be True or False, got {idf!r}.")
+    return stops
+
+
+class MoverScorer:
+    """Holds the encoder and the options; :meth:`score` scores pairs, :meth:`alignment` gives one pair's flow.
+
+    Options are those of :func:`compute_moverscore`.
+    """
+
+    def __init__(
+        self,
+        model_type: str | None = None,
+        num_layers: int | None = None,
+        *,
+        idf: bool = True,
+        stop_words: Iterable[str] | None = None,
+        n_gram: int = 1,
+        remove_subwords: bool = True,
+        distance: str = "euclidean",
+        solver: str = "exact",
+        reg: float = DEFAULT_REG,
+        relaxed: bool = False,
+        multi_ref: str = "max",
+        long_text: str = "truncate",
+        device: str | None = None,
+        dtype: str | None = None,
+        batch_size: int = 64,
+        num_threads: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        from nlgmetrics.embed import get_encoder
+
+        self.stop_words = _check_options(stop_words, n_gram, distance, solver, reg, multi_ref, long_text, idf)
+        self.model_type = model_type or BUNDLED_ENCODER_ID
+        self.encoder = get_encoder(self.model_type, device=device, dtype=dtype)
+        self.layer = self.encoder.num_hidden_layers if num_layers is None else num_layers
+        top = self.encoder.num_hidden_layers
+        if isinstance(self.layer, bool) or not isinstance(self.layer, int) or not 0 <= self.layer <= top:
+            raise ValueError(f"num_layers must be an integer from 0 (embedding output) to {top} (last layer) for "
+                             f"{self.model_type!r}, got {num_layers!r}.")
+        self.idf, self.n_gram, self.remove_subwords = idf, n_gram, bool(remove_subwords)
+        self.distance, self.solver, self.reg, self.relaxed = distance, solver, float(reg), bool(relaxed)
+        self.multi_ref, self.long_text = multi_ref, long_text
+        self.batch_size, self.num_threads, self.verbose = batch_size, num_threads, verbose
+        self.dtype = dtype
+
+    # -- embeddings -----------------------------------------------------------------------------------------------
+    def _fits(self, texts: Sequence[str]) -> list[bool]:
+        """Whether each text fits the model unchanged. A text of b UTF-8 bytes has at most 2b + 4 tokens under
+        WordPiece, BPE and SentencePiece (byte fallback); only longer texts are tokenized to decide."""
+        limit = self.encoder.max_len
+        fits = [2 * len(t.encode("utf-8")) + 4 <= limit for t in texts]
+        unsure = [i for i, ok in enumerate(fits) if not ok]
+        if unsure:
+            for i, ids in zip(unsure, self.encoder.token_ids([texts[i] for i in unsure])):
+                fits[i] = len(ids) <= limit
+        return fits
+
+    def embed(self, texts: Sequence[str]) -> dict[str, tuple[list[int], torch.Tensor]]:
+        """Unique text -> (input_ids, embeddings). Texts that fit the model are embedded in the engine's default
+        ("window") namespace, where the numbers equal truncation's, so BERTScore's cache entries are shared."""
+        unique = list(dict.fromkeys(texts))
+        if self.long_text == "truncate":
+            fits = self._fits(unique)
+            groups = [([t for t, ok in zip(unique, fits) if ok], "window"),
+                      ([t for t, ok in zip(unique, fits) if not ok], "truncate")]
+        else:
+            groups = [(unique, "window")]
+        table = {}
+        for group, mode in groups:
+            if group:
+                embs = self.encoder.embed(group, self.layer, batch_size=self.batch_size, long_text=mode,
+                                          progress=self.verbose, copy=False)
+                table.update({t: (e.input_ids, e.embeddings) for t, e in zip(group, embs)})
+        return table
+
+    def tokens(self, ids: Sequence[int]) -> list[str]:
+        return self.encoder.tokenizer.convert_ids_to_tokens(list(ids))
+
+    def units(self, texts: Sequence[str], table: dict, idf: Mapping[int, float] | None) -> dict[str, Units]:
+        out = {}
+        for text in dict.fromkeys(texts):
+            ids, emb = table[text]
+            out[text] = build_units(self.tokens(ids), ids, emb, idf, self.stop_words, self.remove_subwords,
+                                    self.n_gram)
+        return out
+
+    # -- scoring --------------------------------------------------------------------------------------------------
+    def distances(self, pairs: Sequence[tuple[Units, Units]]) -> np.ndarray:
+        """Transport distance of each (reference units, prediction units) pair; NaN where a side has no mass."""
+        out = np.full(len(pairs), np.nan)
+        todo = [k for k, (r, p) in enumerate(pairs) if len(r.mass) and len(p.mass)]
+        if todo:
+            method = "relaxed" if self.relaxed else self.solver
+            device = self.encoder.device if method != "exact" else None
+            res = solve_clouds(
+                [pairs[k][0].embeddings for k in todo], [pairs[k][1].embeddings for k in todo],
+                [pairs[k][0].mass for k in todo], [pairs[k][1].mass for k in todo],
+                metric=self.distance, method=method, reg=self.reg, num_threads=self.num_threads, device=device,
+            )
+            out[todo] = res.costs
+        return out
+
+    def score(
+        self, predictions: Sequence[str], references: Sequence[Sequence[str]],
+        ref_weights: Sequence[Sequence[float]] | None = None,
+    ) -> tuple[list[float], list[float]]:
+        """Per-example (scores, distances); ``references`` holds one list of strings per prediction."""
+        flat_refs = [r for group in references for r in group]
+        table = self.embed(list(predictions) + flat_refs)
+        idf_pred = idf_ref = None
+        if self.idf:
+            idf_pred = idf_dict(table[t][0] for t in predictions)
+            idf_ref = idf_dict(table[t][0] for t in flat_refs)
+        pred_units = self.units(predictions, table, idf_pred)
+        ref_units = self.units(flat_refs, table, idf_ref)
+        keys = list(dict.fromkeys((p, r) for p, group in zip(predictions, references) for r in group))
+        dist = self.distances([(ref_units[r], pred_units[p]) for p, r in keys])
+        by_key = dict(zip(keys, dist))
+        empty = [k for k, d in zip(keys, dist) if np.isnan(d)]
+        if empty:
+            warnings.warn(
+                f"MoverScore: {len(empty)} pair(s) have a text whose tokens all carry zero mass (only punctuation, "
+                "subword pieces or stop words, or idf over a corpus of one text); they score "
+                f"{ZERO_MASS_SCORE} (distance {1 - ZERO_MASS_SCORE}). For single pairs pass idf=False.",
+                UserWarning, stacklevel=3,
+            )
+        scores, distances = [], []
+        for i, (p, group) in enumerate(zip(predictions, references)):
+            d = [by_key[(p, r)] for r in group]
+            s = [ZERO_MASS_SCORE if np.isnan(x) else 1.0 - x for x in d]
+            score = combine(s, self.multi_ref, None if ref_weights is None else ref_weights[i])
+            scores.append(score)
+            distances.append(1.0 - score)
+        return scores, distances
+
+    def alignment(self, prediction: str, reference: str, *, idf: Mapping[int, float] | None = None) -> dict:
+        """One pair's tokens, masses, cost matrix and flow (rows: reference tokens, columns: prediction tokens; all
+        tokens, zero-mass ones with zero flow). Only for ``n_gram=1``. ``idf``: one dict for both sides (default:
+        none, every token weighs 1, as v2's ``plot_example``)."""
+        if self.n_gram != 1:
+            raise ValueError("alignment() shows token-to-token flow and needs n_gram=1.")
+        table = self.embed([prediction, reference])
+        sides = {}
+        for name, text in (("reference", reference), ("prediction", prediction)):
+            ids, emb = table[text]
+            toks = self.tokens(ids)
+            w = token_weights(toks, ids, idf, self.stop_words, self.remove_subwords)
+            sides[name] = (toks, w / w.sum() if w.sum() > 0 else w, _normalise_rows(emb.to(torch.float64)))
+        (rt, ra, re), (pt, pb, pe) = sides["reference"], sides["prediction"]
+        method = "relaxed" if self.relaxed else self.solver
+        res = solve_clouds([re], [pe], [ra], [pb], metric=self.distance, method=method, reg=self.reg,
+                           return_flow=True, num_threads=1)
+        from nlgmetrics.transport import pairwise_costs
+
+        cost = pairwise_costs(re, pe, self.distance).numpy()
+        empty = ra.sum() == 0 or pb.sum() == 0
+        distance = 1.0 - ZERO_MASS_SCORE if empty else float(res.costs[0])
+        return {"reference_tokens": rt, "prediction_tokens": pt, "reference_mass": ra, "prediction_mass": pb,
+                "cost": cost, "flow": res.flows[0], "distance": distance, "score": 1.0 - distance}
+
+    def hash(self) -> str:
+        parts = [
+            f"moverscore-v2|{self.model_type}_L{self.layer}", "idf" if self.idf else "no-idf", self.distance,
+            "relaxed" if self.relaxed else self.solver + (f"-reg{self.reg:g}" if self.solver == "sinkhorn" else ""),
+        ]
+        if self.n_gram != 1:
+            parts.append(f"ngram{self.n_gram}")
+        if not self.remove_subwords:
+            parts.append("subwords-kept")
+        if self.stop_words:
+            parts.append(f"stop{len(self.stop_words)}")
+        if self.multi_ref != "max":
+            parts.append(f"multiref-{self.multi_ref}")
+        if self.long_text != "truncate":
+            parts.append(f"long-{self.long_text}")
+        parts.append(f"nlgmetrics-{__version__}")
+        return "|".join(parts)
+
+
+def compute_moverscore(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    *,
+    model_type: str | None = None,
+    num_layers: int | None = None,
+    idf: bool = True,
+    stop_words: Iterable[str] | None = None,
+    n_gram: int = 1,
+    remove_subwords: bool = True,
+    distance: str = "euclidean",
+    solver: str = "exact",
+    reg: float = DEFAULT_REG,
+    relaxed: bool = False,
+    multi_ref: str = "max",
+    ref_weights: Sequence[Sequence[float]] | None = None,
+    long_text: str = "truncate",
+    device: str | None = None,
+    dtype: str | None = None,
+    batch_size: int = 64,
+    num_threads: int | None = None,
+    verbose: bool = False,
+) -> dict:
+    """MoverScore of each prediction against its reference(s); see the module docstring for the semantics.
+
+    Args:
+        model_type: hub id or local folder (default: the bundled ``sentence-transformers/all-MiniLM-L6-v2``; v2 used
+            ``distilbert-base-uncased``). num_layers: hidden layer (default: the last, as v2).
+        idf: idf weights from each side's corpus (v2) or every token 1. stop_words: tokens given zero mass.
+        n_gram: v1's n-gram units (1 = v2). remove_subwords: give '##' pieces zero mass (v2: always).
+        distance: 'euclidean' (v2) or 'cosine'. solver: 'exact' (v2) or 'sinkhorn' with ``reg``.
+        relaxed: one-sided transport (prediction tokens to their nearest reference tokens).
+        multi_ref: 'max' or 'mean' over several references; ref_weights: weighted mean instead.
+        long_text: 'truncate' (v2) or 'window' (every token embedded). device, dtype, batch_size: the encoder's.
+        num_threads: threads for the exact solver (default: usable cores).
+    Returns:
+        ``scores`` (per example, 1 - distance), ``mean`` (their mean), ``distances`` (transport cost, lower is
+        closer), ``hashcode`` (model, layer and options).
+    """
+    preds, refs = check_pairs(predictions, references)
+    weights = _check_ref_weights(ref_weights, refs)
+    scorer = MoverScorer(
+        model_type, num_layers, idf=idf, stop_words=stop_words, n_gram=n_gram, remove_subwords=remove_subwords,
+        distance=distance, solver=solver, reg=reg, relaxed=relaxed, multi_ref=multi_ref, long_text=long_text,
+        device=device, dtype=dtype, batch_size=batch_size, num_threads=num_threads, verbose=verbose,
+    )
+    scores, distances = scorer.score(preds, refs, weights)
+    return {
+        "scores": scores,
+        "mean": float(np.mean(scores)),
+        "distances": distances,
+        "hashcode": scorer.hash(),
+    }

@@ -126,6 +126,27 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_hub(args: argparse.Namespace) -> int:
+    from nlgmetrics import hub
+
+    try:
+        if args.hub_command == "build":
+            folder = hub.build_space(args.name, args.out, source=args.source, overwrite=args.overwrite)
+            print(f"built the Space folder of {args.name} in {folder}: {', '.join(sorted(p.name for p in folder.iterdir()))}")
+            return 0
+        result = hub.publish_space(
+            args.name, args.repo, tag=args.tag, dry_run=args.dry_run, private=args.private, token=args.token,
+            source=args.source,
+        )
+    except hub.HubError as exc:
+        raise CLIError(str(exc)) from None
+    action = "would publish" if result.dry_run else "published"
+    print(f"{action} {args.name} to https://huggingface.co/spaces/{result.repo_id} ({', '.join(result.files)})")
+    for step in result.steps:
+        print(f"  {step}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nlgmetrics", description="Text-generation evaluation metrics.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -144,6 +165,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = sub.add_parser("list", help="list the metrics available in this installation")
     listing.set_defaults(func=cmd_list)
+
+    hub_parser = sub.add_parser("hub", help="build or publish a metric's Hugging Face Space")
+    hub_sub = hub_parser.add_subparsers(dest="hub_command", required=True)
+    build = hub_sub.add_parser("build", help="assemble a Space folder (module script, card, app.py, requirements.txt)")
+    build.add_argument("name", help="metric name (a folder of metrics/ with a card in hub_cards/)")
+    build.add_argument("--out", required=True, help="the Space folder to create (evaluate.load(OUT) loads it)")
+    build.add_argument("--overwrite", action="store_true", help="replace OUT if it is not empty")
+    publish = hub_sub.add_parser("publish", help="build the Space and upload it with huggingface_hub")
+    publish.add_argument("name", help="metric name")
+    publish.add_argument("--repo", required=True, help="the Space id, ORG/NAME")
+    publish.add_argument("--tag", default=None, help="tag the uploaded commit, e.g. v0.1.0")
+    publish.add_argument("--dry-run", action="store_true", help="build and show what would be done; no upload")
+    publish.add_argument("--private", action="store_true", help="create the Space private")
+    publish.add_argument("--token", default=None, help="Hub token (default: the logged-in one, HF_TOKEN)")
+    for command in (build, publish):
+        command.add_argument("--source", default=None, help="folder with metrics/ and hub_cards/ (default: the checkout)")
+    hub_parser.set_defaults(func=cmd_hub)
     return parser
 
 

@@ -1,0 +1,171 @@
+"""nlgmetrics metrics for lm-evaluation-harness (0.4.8+) task configs.
+
+Importing this module registers, for every available metric, one lm-eval metric and aggregation per headline score
+under a name that lm-eval does not use (its own ``bleu``, ``rouge1``... are taken): ``nlgm_bleu``, ``nlgm_nist``,
+``nlgm_rouge1``, ``nlgm_rouge2``, ``nlgm_rougeL``, ``nlgm_rougeLsum``, ``nlgm_meteor``, ``nlgm_bertscore_precision``,
+``nlgm_bertscore_recall``, ``nlgm_bertscore_f1``, ``nlgm_moverscore`` (see :func:`lm_eval_names`). Registration is
+idempotent (importing twice, or calling :func:`register` again, is a no-op).
+
+lm-eval has no plugin discovery: a task YAML reaches these by ``!function``, which imports this module::
+
+    metric_list:
+      - metric: !function nlgmetrics.integration.lm_eval.nlgm_bleu
+        aggregation: nlgm_bleu
+        higher_is_better: true
+      - metric: !function nlgmetrics.integration.lm_eval.nlgm_bertscore_f1
+        aggregation: nlgm_bertscore_f1
+        higher_is_better: true
+        model_type: sentence-transformers/all-MiniLM-L6-v2      # metric options, as keys of the entry
+
+or, from Python, ``import nlgmetrics.integration.lm_eval`` before ``lm_eval.simple_evaluate`` and ``metric: nlgm_bleu``.
+
+Every metric is corpus-level here (lm-eval's passthrough-then-aggregate pattern): the per-sample function only
+returns ``(reference, prediction, options)``, and the aggregation, run once over all samples (on rank 0), computes the
+metric on the whole corpus in one call. So BLEU is corpus BLEU, not a mean of sentence scores, and the embedding
+metrics embed the whole corpus in batches in one pass. The scores sharing one computation (ROUGE's four, BERTScore's
+three) are computed once: the last results are memoised by (metric, options, corpus).
+
+Options: every key of a ``metric_list`` entry other than ``metric``, ``aggregation``, ``higher_is_better`` goes to
+the metric (e.g. ``tokenize: zh``, ``use_stemmer: true``, ``model_type: ...``); ``reference_separator: "|||"`` splits
+each target into several references. Targets must be one string per document (lm-eval treats a list target as
+"any of these is correct", which a corpus score cannot use; join them with ``reference_separator`` instead).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from typing import Any, Callable
+
+from nlgmetrics.integration.suite import compute_suite, flatten_result
+from nlgmetrics.registry import METRICS, available_metrics
+
+PREFIX = "nlgm_"
+#: the scores reported per metric (flat keys, see nlgmetrics.integration.suite); others: the metric's own name.
+HEADLINE_KEYS: dict[str, tuple[str, ...]] = {
+    "rouge": ("rouge1", "rouge2", "rougeL", "rougeLsum"),
+    "bertscore": ("bertscore_precision", "bertscore_recall", "bertscore_f1"),
+}
+_SEPARATOR_OPTION = "reference_separator"
+
+_MEMO: OrderedDict[tuple, dict[str, float]] = OrderedDict()
+_MEMO_SIZE = 8
+_LOCK = threading.Lock()
+
+
+def lm_eval_names(metrics: list[str] | None = None) -> dict[str, tuple[str, str]]:
+    """``{lm-eval name: (nlgmetrics metric, flat result key)}`` for ``metrics`` (default: every metric known)."""
+    names = {}
+    for metric in metrics if metrics is not None else list(METRICS):
+        for key in HEADLINE_KEYS.get(metric, (metric,)):
+            names[PREFIX + key] = (metric, key)
+    return names
+
+
+def _options_key(options: dict[str, Any]) -> str:
+    try:
+        return json.dumps(options, sort_keys=True)
+    except TypeError as exc:
+        raise TypeError(f"nlgmetrics lm-eval metric options must be JSON values (YAML scalars, lists, maps): {exc}")
+
+
+def _make_passthrough(name: str) -> Callable:
+    def passthrough(items: Any = None, *, references: Any = None, predictions: Any = None, **options: Any) -> tuple:
+        if references is None and predictions is None:  # lm-eval's positional fallback: [gold, prediction]
+            gold, prediction = items
+        else:
+            (gold,), (prediction,) = references, predictions
+        if isinstance(gold, (list, tuple)):
+            raise TypeError(
+                f"{name}: the target must be one string per document, got a list; join several references with "
+                f"the metric option {_SEPARATOR_OPTION} instead."
+            )
+        return (str(gold), str(prediction), _options_key(options))
+
+    passthrough.__name__ = passthrough.__qualname__ = name
+    passthrough.__module__ = __name__
+    passthrough.__doc__ = f"lm-eval metric {name}: passes (reference, prediction, options) to its aggregation."
+    return passthrough
+
+
+def score_corpus(metric: str, items: list[tuple[str, str, str]]) -> dict[str, float]:
+    """The flat scores of ``metric`` over all ``(reference, prediction, options)`` items, memoised."""
+    if not items:
+        raise ValueError(f"no samples to score with {metric}.")
+    option_keys = {item[2] for item in items}
+    if len(option_keys) != 1:
+        raise ValueError(f"{metric}: the samples of one task carry different options: {sorted(option_keys)}.")
+    options_key = option_keys.pop()
+    golds = tuple(item[0] for item in items)
+    predictions = tuple(item[1] for item in items)
+    memo_key = (metric, options_key, hash(golds), hash(predictions), len(items))
+    with _LOCK:
+        if memo_key in _MEMO:
+            _MEMO.move_to_end(memo_key)
+            return _MEMO[memo_key]
+    options = json.loads(options_key)
+    separator = options.pop(_SEPARATOR_OPTION, None)
+    references = [gold.split(separator) if separator else gold for gold in golds]
+    result = compute_suite(list(predictions), references, [metric], {metric: options})[metric]
+    flat = flatten_result(metric, result)
+    with _LOCK:
+        _MEMO[memo_key] = flat
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return flat
+
+
+def _make_aggregation(name: str, metric: str, key: str) -> Callable:
+    def aggregation(items: list) -> float:
+        flat = score_corpus(metric, [tuple(item) for item in items])
+        if key not in flat:
+            raise KeyError(f"{name}: {metric} returned no {key!r} (got {', '.join(flat)}); check its options.")
+        return flat[key]
+
+    aggregation.__name__ = aggregation.__qualname__ = f"{name}_aggregation"
+    aggregation.__module__ = __name__
+    aggregation.__doc__ = f"lm-eval aggregation {name}: {metric} over the whole corpus, key {key!r}."
+    return aggregation
+
+
+def register(metrics: list[str] | None = None) -> list[str]:
+    """Register the lm-eval metrics and aggregations of ``metrics`` (default: the available ones); idempotent.
+
+    Returns the lm-eval names. A name already registered by something else raises ``ValueError``.
+    """
+    import lm_eval.api.metrics  # noqa: F401  lm-eval's own metrics first (its registry fills itself only when empty)
+    from lm_eval.api import registry
+
+    names = []
+    for name, (metric, key) in lm_eval_names(metrics if metrics is not None else available_metrics()).items():
+        passthrough = globals().get(name)
+        if passthrough is None:
+            passthrough = globals()[name] = _make_passthrough(name)
+        for table in (registry.metric_registry, registry.aggregation_registry):
+            if name in table:
+                existing = table.get(name)
+                if getattr(existing, "__module__", None) != __name__:
+                    raise ValueError(f"lm-eval {table._name} {name!r} is already registered by {existing!r}.")
+        if name not in registry.aggregation_registry:
+            registry.register_aggregation(name)(_make_aggregation(name, metric, key))
+        if name not in registry.metric_registry:
+            registry.register_metric(
+                metric=name, higher_is_better=True, output_type="generate_until", aggregation=name
+            )(passthrough)
+        names.append(name)
+    return names
+
+
+def __getattr__(attribute: str) -> Callable:
+    """``nlgm_<key>`` of a metric that is not installed: a clear error (YAML ``!function`` lands here)."""
+    if attribute.startswith(PREFIX) and attribute in lm_eval_names():
+        metric = lm_eval_names()[attribute][0]
+        raise AttributeError(
+            f"{attribute}: metric {metric!r} is not available in this installation of nlgmetrics "
+            f"(available: {', '.join(available_metrics())})."
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+
+
+REGISTERED = register()

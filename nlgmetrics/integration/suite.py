@@ -1,0 +1,185 @@
+"""Several metrics in one pass, each with its own options, and flat float summaries of their results.
+
+Shared by the ``nlg_suite`` evaluate module, the transformers adapter and the lm-eval adapter. Every metric is looked
+up in :mod:`nlgmetrics.registry`; nothing here knows an algorithm. The only per-metric knowledge is the small tables
+below: which list-valued keys are averaged into one float, which keys are renamed, and which metrics read sentence
+boundaries from newlines.
+
+The embedding metrics (BERTScore, MoverScore) run on one process-wide engine (:mod:`nlgmetrics.embed`): the encoder
+is loaded once and each text is embedded once per (model, layer, ...) and cached, so computing both in one suite call
+embeds each text once when they use the same model and layer (the bundled MiniLM's defaults do).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+import re
+from typing import Any, Callable, Mapping, Sequence
+
+from nlgmetrics.registry import available_metrics, get_metric
+
+#: list-valued result keys (one value per example) reported as their mean, under the given flat name.
+LIST_MEANS: dict[str, dict[str, str]] = {
+    "bertscore": {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"},
+    "moverscore": {"scores": "moverscore"},
+}
+#: scalar result keys reported under another flat name.
+RENAMES: dict[str, dict[str, str]] = {"moverscore": {"mean": "moverscore"}}
+#: scalar keys left out of the flat summary because another key carries the same number.
+SKIP: dict[str, frozenset[str]] = {"bleu": frozenset({"sys_len", "ref_len"}), "nist": frozenset({"nist_mt"})}
+#: metrics that read sentence boundaries from newlines (rougeLsum).
+SENTENCE_METRICS = frozenset({"rouge"})
+#: options given once to a suite and passed to every metric whose compute function takes them.
+SHARED_OPTIONS = ("model_type", "num_layers", "device", "dtype", "batch_size")
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])(?=\S)")
+
+
+def flat_name(metric: str, key: str) -> str:
+    """The flat name of result key ``key`` of ``metric``: the key itself when it starts with the metric's name
+    (``bleu``, ``rouge1``, ``meteor``), else ``<metric>_<key>`` (``bleu_brevity_penalty``)."""
+    renamed = RENAMES.get(metric, {}).get(key)
+    if renamed:
+        return renamed
+    mapped = LIST_MEANS.get(metric, {}).get(key)
+    if mapped:
+        return mapped
+    return key if key.startswith(metric) else f"{metric}_{key}"
+
+
+def flatten_result(metric: str, result: Mapping[str, Any]) -> dict[str, float]:
+    """A flat ``{name: float}`` summary of one metric's result: every numeric scalar, plus the per-example lists
+    named in :data:`LIST_MEANS` as means. Strings (signatures, hashcodes) and other lists are left out."""
+    out: dict[str, float] = {}
+    lists = LIST_MEANS.get(metric, {})
+    skip = SKIP.get(metric, frozenset())
+    for key, value in result.items():
+        if key in skip or isinstance(value, bool):
+            continue
+        if isinstance(value, numbers.Real):
+            out[flat_name(metric, key)] = float(value)
+    for key, name in lists.items():
+        value = result.get(key)
+        if name not in out and isinstance(value, (list, tuple)) and value and not isinstance(value[0], list):
+            out[name] = math.fsum(float(v) for v in value) / len(value)
+    return out
+
+
+def split_sentences(text: str, how: str | Callable[[str], Sequence[str]] | None = "regex") -> str:
+    """``text`` with one sentence per line, for rougeLsum; no downloads.
+
+    ``how``: ``"regex"`` (split after ``.``, ``!``, ``?`` followed by space, and after ``。！？``), ``"punkt"`` (nltk's
+    ``sent_tokenize`` on the Punkt tables nlgmetrics provisions offline), a callable text -> sentences, or ``None``
+    (leave the text as it is). Existing newlines are kept as sentence boundaries.
+    """
+    if how is None:
+        return text
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    if callable(how):
+        sentences = [s for line in lines for s in how(line)]
+    elif how == "regex":
+        sentences = [s for line in lines for s in _SENTENCE_END.split(line)]
+    elif how == "punkt":
+        import nltk
+
+        from nlgmetrics.resources import ensure_punkt
+
+        ensure_punkt()
+        sentences = [s for line in lines for s in nltk.sent_tokenize(line)]
+    else:
+        raise ValueError(f"sentence_split must be 'regex', 'punkt', None or a callable, got {how!r}.")
+    return "\n".join(s.strip() for s in sentences if s.strip())
+
+
+def accepts(function: Callable, option: str) -> bool:
+    """Whether ``function`` takes keyword ``option`` (explicitly or through ``**kwargs``)."""
+    parameters = inspect.signature(function).parameters
+    if option in parameters:
+        return parameters[option].kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+def check_metrics(metrics: Sequence[str] | str | None) -> list[str]:
+    """The metric names, checked against the registry (``None``: every available metric)."""
+    if metrics is None:
+        return available_metrics()
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    names = list(dict.fromkeys(metrics))
+    if not names:
+        raise ValueError("metrics must name at least one metric.")
+    for name in names:
+        get_metric(name)  # raises a clear ValueError for unknown or unavailable metrics
+    return names
+
+
+def metric_options_for(
+    metrics: Sequence[str],
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+    shared_options: Mapping[str, Any] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Each metric's keyword options: the shared ones it accepts (see :data:`SHARED_OPTIONS`), then its own."""
+    metric_options = dict(metric_options or {})
+    unknown = set(metric_options) - set(metrics)
+    if unknown:
+        raise ValueError(f"metric_options names metrics that are not computed: {', '.join(sorted(unknown))}.")
+    for name, options in metric_options.items():
+        if not isinstance(options, Mapping):
+            raise TypeError(f"metric_options[{name!r}] must be a dict of keyword options, got {type(options).__name__}.")
+    shared = dict(shared_options or {})
+    out = {}
+    for name in metrics:
+        function = get_metric(name)
+        own = {k: v for k, v in shared.items() if v is not None and accepts(function, k)}
+        own.update(metric_options.get(name, {}))
+        out[name] = own
+    return out
+
+
+def compute_suite(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    metrics: Sequence[str] | str | None = None,
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    shared_options: Mapping[str, Any] | None = None,
+    sentence_split: str | Callable[[str], Sequence[str]] | None = None,
+) -> dict[str, dict]:
+    """Every metric of ``metrics`` on the same predictions and references: ``{metric: its full result}``.
+
+    ``metric_options``: ``{metric: {option: value}}``, each metric's own options (what ``evaluate.combine`` cannot
+    do). ``shared_options``: options such as ``model_type``, ``device`` or ``batch_size``, passed to every metric that
+    takes them. ``sentence_split``: how the texts given to :data:`SENTENCE_METRICS` are split into lines (see
+    :func:`split_sentences`; default ``None``: as given).
+    """
+    names = check_metrics(metrics)
+    options = metric_options_for(names, metric_options, shared_options)
+    split_predictions = split_references = None
+    results = {}
+    for name in names:
+        preds, refs = predictions, references
+        if sentence_split is not None and name in SENTENCE_METRICS:
+            if split_predictions is None:
+                split_predictions = [split_sentences(p, sentence_split) if isinstance(p, str) else p for p in predictions]
+                split_references = [
+                    split_sentences(r, sentence_split) if isinstance(r, str)
+                    else [split_sentences(x, sentence_split) if isinstance(x, str) else x for x in r]
+                    if isinstance(r, (list, tuple)) else r
+                    for r in references
+                ]
+            preds, refs = split_predictions, split_references
+        results[name] = get_metric(name)(preds, refs, **options[name])
+    return results
+
+
+def flatten_suite(results: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
+    """One flat ``{name: float}`` dict from :func:`compute_suite`'s results (see :func:`flatten_result`)."""
+    out: dict[str, float] = {}
+    for name, result in results.items():
+        for key, value in flatten_result(name, result).items():
+            if key in out:  # two metrics with the same flat key: keep both, prefixed
+                key = f"{name}_{key}"
+            out[key] = value
+    return out

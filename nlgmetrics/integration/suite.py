@@ -120,7 +120,8 @@ def metric_options_for(
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     shared_options: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Each metric's keyword options: the shared ones it accepts (see :data:`SHARED_OPTIONS`), then its own."""
+    """Each metric's keyword options: the shared ones it accepts (see :data:`SHARED_OPTIONS`), then its own (which
+    win; a metric given its own ``lang`` does not get the shared ``model_type``, so ``lang`` picks its model)."""
     metric_options = dict(metric_options or {})
     unknown = set(metric_options) - set(metrics)
     if unknown:
@@ -132,8 +133,12 @@ def metric_options_for(
     out = {}
     for name in metrics:
         function = get_metric(name)
-        own = {k: v for k, v in shared.items() if v is not None and accepts(function, k)}
-        own.update(metric_options.get(name, {}))
+        given = metric_options.get(name, {})
+        own = {
+            k: v for k, v in shared.items()
+            if v is not None and accepts(function, k) and not (k == "model_type" and "lang" in given)
+        }
+        own.update(given)
         out[name] = own
     return out
 

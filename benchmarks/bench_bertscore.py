@@ -53,20 +53,23 @@ def _clock(fn):
 
 
 def _floor_seconds(encoder, texts: list[str], batch_size: int) -> float:
-    """The bare forward over exactly the batches our engine runs (deduplicated, length-sorted, windows included)."""
+    """The bare model forward over exactly the batches our engine runs (deduplicated, length-sorted, windows
+    included, same batch plan), inputs prebuilt: nothing else is timed."""
+    from nlgmetrics.embed.encoder import plan_batches
+
     unique = list(dict.fromkeys(texts))
     seqs = [piece for ids in encoder.token_ids(unique) for piece in encoder._pieces(ids, "window")]
-    seqs.sort(key=len, reverse=True)
+    plan = plan_batches([len(s) for s in seqs], batch_size, same_length=encoder.device.type == "cpu")
     batches = []
-    for b in range(0, len(seqs), batch_size):
-        chunk = seqs[b : b + batch_size]
-        width = len(chunk[0])
+    for batch in plan:
+        chunk = [seqs[k] for k in batch]
+        width = max(len(s) for s in chunk)
         ids = torch.full((len(chunk), width), encoder.pad_id, dtype=torch.long)
         mask = torch.zeros((len(chunk), width), dtype=torch.long)
         for row, s in enumerate(chunk):
             ids[row, : len(s)] = torch.tensor(s)
             mask[row, : len(s)] = 1
-        batches.append((ids, mask))
+        batches.append((ids, None if all(len(s) == width for s in chunk) else mask))
     start = time.perf_counter()
     with torch.inference_mode():
         for ids, mask in batches:
@@ -74,7 +77,7 @@ def _floor_seconds(encoder, texts: list[str], batch_size: int) -> float:
     return time.perf_counter() - start
 
 
-def _stream_rss(pairs: int, data: Path) -> dict:
+def _stream_rss(pairs: int, data: Path, model_type: str) -> dict:
     """Run the stream case in a fresh interpreter; returns its peak RSS (MiB) at 1/4 and at all pairs."""
     code = f"""
 import json, random, resource, sys, torch
@@ -85,7 +88,10 @@ from nlgmetrics.embed import configure_cache
 from nlgmetrics.semantic.bertscore import compute_bertscore
 configure_cache(budget_mb=256)
 texts = []
+import os
 for pair in DA_PAIRS:
+    if not os.path.isdir(os.path.join({str(data)!r}, "wmt17-da", pair)):
+        continue
     ref, systems = load_wmt17_da({str(data)!r}, pair)
     texts += ref
     for hyps in systems.values():
@@ -98,7 +104,8 @@ rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 out, marks = [], {{}}
 step = max(n // 4, 1)
 for start in range(0, n, step):
-    out += compute_bertscore(cands[start:start + step], refs[start:start + step], model_type="minilm")["f1"]
+    out += compute_bertscore(cands[start:start + step], refs[start:start + step], model_type={model_type!r},
+                             num_layers=6)["f1"]
     marks[min(start + step, n)] = rss()
 print(json.dumps({{"n": len(out), "marks": marks, "unique_texts": len(set(cands + refs))}}))
 """
@@ -123,8 +130,9 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
     names = sorted(systems)[:4]
     refs = reference[:n]
     hyps = {name: systems[name][:n] for name in names}
-    model_dir = bundled_encoder_path()
-    opts = dict(model_type="sentence-transformers/all-MiniLM-L6-v2", num_layers=LAYER)
+    model_dir = os.environ.get("BENCH_MODEL_DIR") or bundled_encoder_path()  # a copy elsewhere (e.g. a GPU host)
+    model_type = model_dir if os.environ.get("BENCH_MODEL_DIR") else "sentence-transformers/all-MiniLM-L6-v2"
+    opts = dict(model_type=model_type, num_layers=LAYER)
     rows = []
 
     # 1. cold call, model load included
@@ -163,7 +171,7 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
                  "anchor_s": anchor_s, "speedup": anchor_s / ours_s, "max_abs_diff": _diff(ours, theirs)})
 
     # 6. streaming memory (subprocess)
-    stream = _stream_rss(stream_pairs, data)
+    stream = _stream_rss(stream_pairs, data, model_type)
     marks = {int(k): v for k, v in stream["marks"].items()}
     first, last = marks[min(marks)], marks[max(marks)]
     rows.append({"case": f"stream {stream_pairs} random pairs, 256 MiB cache", "ours_s": stream["seconds"],

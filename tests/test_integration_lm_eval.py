@@ -1,0 +1,167 @@
+"""nlgmetrics.integration.lm_eval: registration (names, idempotence, collisions), passthrough-then-aggregate equal to
+the core on the whole corpus, and `lm_eval run --model dummy --include_path integration/lm_eval --tasks
+nlgmetrics_demo` offline."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("lm_eval")
+
+from lm_eval.api import registry  # noqa: E402
+
+import nlgmetrics.integration.lm_eval as nlgm  # noqa: E402
+from nlgmetrics.integration.suite import compute_suite, flatten_result  # noqa: E402
+from nlgmetrics.registry import available_metrics  # noqa: E402
+from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
+
+from conftest import REPO  # noqa: E402
+
+EMBEDDING = ("bertscore", "moverscore")
+DEMO = json.loads((REPO / "integration" / "lm_eval" / "demo_data.json").read_text(encoding="utf-8"))
+GOLDS = [row["summary"] for row in DEMO]
+PREDICTIONS = [" ".join(reversed(g.split()[:8])) + " and more." for g in GOLDS]  # partial overlap, not identical
+
+
+def usable(names):
+    return [n for n in names if n not in EMBEDDING or bundled_encoder_path() is not None]
+
+
+def test_registered_names_do_not_collide_with_lm_eval():
+    names = nlgm.lm_eval_names(available_metrics())
+    assert nlgm.REGISTERED == list(names)
+    for name in names:
+        assert name.startswith("nlgm_")
+        assert registry.metric_registry.get(name) is getattr(nlgm, name)
+        assert registry.get_metric_aggregation(name) is registry.aggregation_registry.get(name)
+        assert registry.is_higher_better(name) is True
+    assert "bleu" in registry.metric_registry and registry.metric_registry.get("bleu").__module__ == "lm_eval.api.metrics"
+    expected = {"nlgm_bleu", "nlgm_rouge1", "nlgm_rouge2", "nlgm_rougeL", "nlgm_rougeLsum", "nlgm_meteor",
+                "nlgm_bertscore_precision", "nlgm_bertscore_recall", "nlgm_bertscore_f1", "nlgm_moverscore"}
+    assert {n for n in expected if nlgm.lm_eval_names()[n][0] in available_metrics()} <= set(names)
+
+
+def test_registration_is_idempotent():
+    before = {name: registry.metric_registry.get(name) for name in nlgm.REGISTERED}
+    assert nlgm.register() == nlgm.REGISTERED
+    importlib.reload(nlgm)  # a second import of the module, e.g. from a task's utils.py
+    assert {name: registry.metric_registry.get(name) for name in nlgm.REGISTERED} == before
+
+
+def test_foreign_name_collision_is_an_error():
+    name = "nlgm_bleu"
+    saved = registry.metric_registry._objs.pop(name)
+    try:
+        registry.metric_registry.register(name)(lambda items: items)
+        with pytest.raises(ValueError, match="already registered"):
+            nlgm.register(["bleu"])
+    finally:
+        registry.metric_registry._objs[name] = saved
+
+
+def passthrough_items(name, options=None):
+    function = getattr(nlgm, name)
+    return [function(references=[g], predictions=[p], **(options or {})) for g, p in zip(GOLDS, PREDICTIONS)]
+
+
+@pytest.mark.parametrize("name", list(nlgm.lm_eval_names(usable(available_metrics()))))
+def test_aggregation_is_the_corpus_score(name):
+    metric, key = nlgm.lm_eval_names()[name]
+    options = {"model_type": BUNDLED_ENCODER_ID} if metric in EMBEDDING else {}
+    items = passthrough_items(name, options)
+    assert items[0] == (GOLDS[0], PREDICTIONS[0], json.dumps(options, sort_keys=True))
+    value = registry.get_metric_aggregation(name)(items)
+    expected = flatten_result(metric, compute_suite(PREDICTIONS, GOLDS, [metric], {metric: options})[metric])[key]
+    assert isinstance(value, float) and value == pytest.approx(expected, abs=1e-9)
+    # lm-eval's positional fallback fn([gold, prediction]) gives the same item without options
+    assert getattr(nlgm, name)([GOLDS[0], PREDICTIONS[0]]) == (GOLDS[0], PREDICTIONS[0], "{}")
+
+
+def test_shared_scores_are_computed_once_and_options_apply(monkeypatch):
+    if "rouge" not in available_metrics():
+        pytest.skip("needs rouge")
+    calls = []
+    real = nlgm.compute_suite
+    monkeypatch.setattr(nlgm, "compute_suite", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    nlgm._MEMO.clear()
+    options = {"use_stemmer": True, "rouge_types": ["rouge1", "rouge2", "rougeL", "rougeLsum"]}
+    values = {k: registry.get_metric_aggregation(k)(passthrough_items(k, options))
+              for k in ("nlgm_rouge1", "nlgm_rouge2", "nlgm_rougeL", "nlgm_rougeLsum")}
+    assert calls == [["rouge"]]
+    direct = compute_suite(PREDICTIONS, GOLDS, ["rouge"], {"rouge": options})["rouge"]
+    assert values == {f"nlgm_{k}": pytest.approx(direct[k]) for k in ("rouge1", "rouge2", "rougeL", "rougeLsum")}
+    # several references through reference_separator
+    items = [nlgm.nlgm_rouge1(references=[g + "|||" + p], predictions=[p], reference_separator="|||")
+             for g, p in zip(GOLDS, PREDICTIONS)]
+    assert registry.get_metric_aggregation("nlgm_rouge1")(items) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="different options"):
+        registry.get_metric_aggregation("nlgm_rouge1")(items[:2] + passthrough_items("nlgm_rouge1")[:2])
+    with pytest.raises(TypeError, match="one string per document"):
+        nlgm.nlgm_rouge1(references=[["a", "b"]], predictions=["a"])
+
+
+def demo_include_path(tmp_path: Path) -> tuple[Path, list[str]]:
+    """integration/lm_eval as is, or a copy without the entries of metrics this installation lacks."""
+    folder = REPO / "integration" / "lm_eval"
+    names = nlgm.lm_eval_names(usable(available_metrics()))
+    yaml_text = (folder / "nlgmetrics_demo.yaml").read_text(encoding="utf-8")
+    entries = yaml_text.split("  - metric: ")
+    kept = [e for e in entries[1:] if e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] in names]
+    if len(kept) == len(entries) - 1:
+        return folder, [e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] for e in kept]
+    copy = tmp_path / "lm_eval_tasks"
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("examples", "__pycache__"))
+    last = kept[-1].split("metadata:")
+    kept[-1] = last[0]
+    (copy / "nlgmetrics_demo.yaml").write_text(
+        entries[0] + "".join("  - metric: " + e for e in kept) + "metadata:" + yaml_text.split("metadata:")[1],
+        encoding="utf-8",
+    )
+    return copy, [e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] for e in kept]
+
+
+def test_lm_eval_cli_runs_the_demo_task_offline(tmp_path):
+    include, names = demo_include_path(tmp_path)
+    assert names, "no nlgmetrics metric available for the demo task"
+    lm_eval = Path(sys.executable).with_name("lm_eval")
+    command = [str(lm_eval)] if lm_eval.exists() else [sys.executable, "-m", "lm_eval"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "OMP_NUM_THREADS": "1"}
+    run = subprocess.run(
+        command + ["run", "--model", "dummy", "--include_path", str(include), "--tasks", "nlgmetrics_demo",
+                   "--output_path", str(tmp_path / "out")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+    [results_file] = list((tmp_path / "out").rglob("results_*.json"))
+    results = json.loads(results_file.read_text())["results"]["nlgmetrics_demo"]
+    for name in names:
+        assert f"{name},none" in results, name
+        metric, key = nlgm.lm_eval_names()[name]
+        options = {"use_stemmer": True} if metric == "rouge" else {}
+        if metric in EMBEDDING:
+            options["model_type"] = BUNDLED_ENCODER_ID
+        # the dummy model answers "lol"; lm-eval's table must equal the core on the whole corpus
+        expected = flatten_result(metric, compute_suite(["lol"] * len(GOLDS), GOLDS, [metric], {metric: options})[metric])
+        assert math.isclose(results[f"{name},none"], expected[key], abs_tol=1e-6), name
+
+
+def test_existing_task_example_resolves_our_metrics():
+    from lm_eval.tasks import TaskManager
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    manager = TaskManager(include_path=str(REPO / "integration" / "lm_eval"), include_defaults=False)
+    assert {"nlgmetrics_demo", "wmt16-de-en-nlgmetrics"} <= set(manager.all_tasks)
+    config = load_yaml(REPO / "integration" / "lm_eval" / "examples" / "wmt16_de_en_nlgmetrics.yaml", resolve_func=True)
+    ours = [entry for entry in config["metric_list"] if callable(entry["metric"])]
+    assert [entry["metric"].__name__ for entry in ours] == [entry["aggregation"] for entry in ours]
+    assert all(registry.aggregation_registry.get(entry["aggregation"]) for entry in ours)

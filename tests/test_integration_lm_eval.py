@@ -129,6 +129,7 @@ def demo_include_path(tmp_path: Path) -> tuple[Path, list[str]]:
     return copy, [e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] for e in kept]
 
 
+@pytest.mark.slow
 def test_lm_eval_cli_runs_the_demo_task_offline(tmp_path):
     include, names = demo_include_path(tmp_path)
     assert names, "no nlgmetrics metric available for the demo task"

@@ -144,6 +144,7 @@ def test_models_load_once():
     assert len(created) == 1
 
 
+@pytest.mark.slow
 def test_example_trains_and_evaluates_end_to_end(tmp_path):
     """integration/transformers/train_tiny_seq2seq.py as a user runs it: a fresh process, CPU, offline."""
     names = [n for n in usable_metrics() if n != "meteor"]  # METEOR (WordNet load) is covered in process above

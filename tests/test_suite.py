@@ -133,3 +133,20 @@ def test_evaluate_module_and_doctest():
         assert runner.tries >= 4 and runner.failures == 0
     with pytest.raises(ValueError):
         module.compute(predictions=["a", "b"], references=["a"])
+
+
+def test_what_evaluate_combine_cannot_do():
+    """evaluate.combine sends every kwarg to every module (evaluate #423); the suite sends each to its metric."""
+    if not {"bleu", "rouge"} <= set(available_metrics()):
+        pytest.skip("needs bleu and rouge")
+    import evaluate
+
+    combined = evaluate.combine(["./metrics/bleu", "./metrics/rouge"])
+    with pytest.raises(TypeError):
+        combined.compute(predictions=PREDICTIONS, references=REFERENCES, tokenize="char")
+    suite = evaluate.load("./metrics/nlg_suite")
+    result = suite.compute(predictions=PREDICTIONS, references=REFERENCES, metrics=["bleu", "rouge"],
+                           metric_options={"bleu": {"tokenize": "char"}})
+    expected = get_metric("bleu")(PREDICTIONS, REFERENCES, tokenize="char")["bleu"]
+    assert result["bleu"] == pytest.approx(expected)
+    assert result["rouge1"] == pytest.approx(get_metric("rouge")(PREDICTIONS, REFERENCES)["rouge1"])

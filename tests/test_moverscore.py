@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path
-from nlgmetrics.semantic.moverscore import MoverScorer, compute_moverscore, idf_dict
+from nlgmetrics.semantic.moverscore import MoverScorer, compute_moverscore, idf_array, idf_dict
 
 pytestmark = pytest.mark.skipif(bundled_encoder_path() is None, reason="bundled MiniLM encoder not installed")
 
@@ -278,6 +278,8 @@ def test_idf_dict_definition():
     assert table[2] == pytest.approx(math.log(3 / 3))
     assert table[1] == pytest.approx(math.log(3 / 2))
     assert table[99] == pytest.approx(math.log(3))
+    dense = idf_array([[1, 2, 2], [2, 3]], 100)
+    assert all(dense[i] == pytest.approx(table[i]) for i in (1, 2, 3, 99))
 
 
 def test_shares_the_embedding_cache_with_bertscore(pairs):

@@ -165,7 +165,10 @@ def test_costs_against_numpy():
     xs = [rng.normal(size=(n, 6)) for n in (1, 4, 9)]
     ys = [rng.normal(size=(m, 6)) for m in (3, 1, 7)]
     for metric in ("euclidean", "sqeuclidean", "cosine"):
-        got = batched_costs(xs, ys, metric, max_elements=30)  # forces several chunks
+        got = batched_costs(xs, ys, metric)
+        padded = batched_costs(xs, ys, metric, dtype=torch.float32, max_elements=30)  # torch path, several chunks
+        for c, p in zip(got, padded):
+            np.testing.assert_allclose(c, p, atol=1e-5)
         for x, y, c in zip(xs, ys, got):
             diff = x[:, None, :] - y[None, :, :]
             if metric == "euclidean":

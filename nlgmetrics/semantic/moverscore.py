@@ -82,7 +82,7 @@ class Units:
     """What one text brings to a transport problem: unit embeddings (k, d), float64, L2-normalised, and masses
     (k,) summing to 1; only units with positive mass are kept (``k = 0``: nothing to transport)."""
 
-    embeddings: torch.Tensor
+    embeddings: np.ndarray
     mass: np.ndarray
 
 
@@ -100,39 +100,67 @@ def token_weights(
     return out
 
 
-def _normalise_rows(x: torch.Tensor) -> torch.Tensor:
-    return x / (x.norm(dim=-1, keepdim=True) + 1e-30)
+def _normalise_rows(x: np.ndarray) -> np.ndarray:
+    return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 1e-30)
 
 
-def build_units(
-    tokens: Sequence[str], ids: Sequence[int], embeddings: torch.Tensor, idf: Mapping[int, float] | None,
-    stop_words: frozenset = frozenset(), remove_subwords: bool = True, n_gram: int = 1,
-) -> Units:
-    """The transport units of one text (see the module docstring for weights and n-grams)."""
-    weights = token_weights(tokens, ids, idf, stop_words, remove_subwords)
-    emb = _normalise_rows(embeddings.to(torch.float64))
+def _as_float32(embeddings) -> np.ndarray:
+    if isinstance(embeddings, torch.Tensor):
+        return embeddings.detach().cpu().numpy()
+    return np.asarray(embeddings, dtype=np.float32)
+
+
+def _as_float64(embeddings) -> np.ndarray:
+    if isinstance(embeddings, torch.Tensor):
+        embeddings = embeddings.detach().cpu().numpy()
+    return np.asarray(embeddings, dtype=np.float64)
+
+
+def build_units(weights: np.ndarray, embeddings: torch.Tensor | np.ndarray, kept: np.ndarray | None = None,
+                n_gram: int = 1) -> Units:
+    """The transport units of one text from its token ``weights`` (zero-mass rules applied) and embeddings.
+
+    ``n_gram`` > 1: windows of ``n_gram`` consecutive ``kept`` tokens (default: those with positive weight), each
+    with mass = the sum of its weights and embedding = the weight-averaged normalised token embedding. Plain numpy:
+    these are small per-text arrays, where torch's per-op and threading overheads would dominate.
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    emb = _as_float64(embeddings)
     if n_gram == 1:
         keep = np.flatnonzero(weights > 0)
-        unit_mass, unit_emb = weights[keep], emb[torch.as_tensor(keep, dtype=torch.long)]
+        unit_mass, unit_emb = weights[keep], _normalise_rows(emb[keep])
     else:
-        kept = [k for k, tok in enumerate(tokens)
-                if not (tok in PUNCTUATION or tok in stop_words or (remove_subwords and "##" in tok))]
-        width = min(n_gram, len(kept))
-        windows = [kept[s : s + width] for s in range(len(kept) - width + 1)] if kept else []
+        emb = _normalise_rows(emb)
+        positions = np.flatnonzero(weights > 0 if kept is None else kept)
+        width = min(n_gram, len(positions))
         masses, vecs = [], []
-        for win in windows:
+        for start in range(len(positions) - width + 1 if width else 0):
+            win = positions[start : start + width]
             w = weights[win]
             total = float(w.sum())
             if total <= 0:
                 continue
             masses.append(total)
-            vecs.append((torch.as_tensor(w / total, dtype=torch.float64).unsqueeze(-1) * emb[win]).sum(0))
+            vecs.append((w / total) @ emb[win])
         unit_mass = np.asarray(masses, dtype=np.float64)
-        unit_emb = _normalise_rows(torch.stack(vecs)) if vecs else emb[:0]
+        unit_emb = _normalise_rows(np.stack(vecs)) if vecs else emb[:0]
     total = float(unit_mass.sum())
     if total <= 0:
         return Units(emb[:0], np.zeros(0))
-    return Units(unit_emb.contiguous(), unit_mass / total)
+    return Units(np.ascontiguousarray(unit_emb), unit_mass / total)
+
+
+def idf_array(token_ids: Iterable[Sequence[int]], size: int) -> np.ndarray:
+    """:func:`idf_dict` as a dense array over ids ``0..size-1`` (the vectorised form used for scoring)."""
+    df = np.zeros(size, dtype=np.int64)
+    n = 0
+    for ids in token_ids:
+        df[np.unique(np.asarray(ids, dtype=np.int64))] += 1
+        n += 1
+    return np.log((n + 1) / (df + 1.0))
+
+
+_ZERO_FLAGS: dict[tuple, np.ndarray] = {}
 
 
 def combine(values: Sequence[float], mode: str, weights: Sequence[float] | None) -> float:
@@ -263,13 +291,65 @@ class MoverScorer:
     def tokens(self, ids: Sequence[int]) -> list[str]:
         return self.encoder.tokenizer.convert_ids_to_tokens(list(ids))
 
-    def units(self, texts: Sequence[str], table: dict, idf: Mapping[int, float] | None) -> dict[str, Units]:
+    def zero_flags(self) -> np.ndarray:
+        """Per vocabulary id: True where the token always gets zero mass (punctuation, '##' pieces, stop words)."""
+        tok = self.encoder.tokenizer
+        key = (self.encoder.model_id, self.encoder.tokenizer_settings, self.stop_words, self.remove_subwords)
+        flags = _ZERO_FLAGS.get(key)
+        if flags is None:
+            vocab = self.tokens(range(len(tok)))
+            flags = np.array([t is not None and (t in PUNCTUATION or t in self.stop_words or
+                                                 (self.remove_subwords and "##" in t)) for t in vocab], dtype=bool)
+            _ZERO_FLAGS[key] = flags
+        return flags
+
+    def units(self, texts: Sequence[str], table: dict, idf: np.ndarray | Mapping[int, float] | None
+              ) -> dict[str, Units]:
+        """Unique text -> :class:`Units`; ``idf`` is an array over ids (:func:`idf_array`), a mapping, or None.
+
+        Vectorised over all texts at once (one concatenation, one normalisation), then sliced per text."""
+        flags = self.zero_flags()
+        unique = list(dict.fromkeys(texts))
+        if not unique:
+            return {}
+        lengths = [len(table[t][0]) for t in unique]
+        ids = np.fromiter((i for t in unique for i in table[t][0]), dtype=np.int64, count=sum(lengths))
+        zero = np.zeros(len(ids), dtype=bool)
+        inside = ids < len(flags)
+        zero[inside] = flags[ids[inside]]
+        for k in np.flatnonzero(~inside):  # ids beyond the vocabulary list: decide by their token strings
+            t = self.tokens([int(ids[k])])[0] or ""
+            zero[k] = t in PUNCTUATION or t in self.stop_words or (self.remove_subwords and "##" in t)
+        if idf is None:
+            weights = np.ones(len(ids))
+        elif isinstance(idf, np.ndarray):
+            weights = idf[ids]  # idf_arrays() covers every id in the table
+        else:
+            weights = np.array([idf[int(i)] for i in ids], dtype=np.float64)
+        weights[zero] = 0.0
+        emb = np.concatenate([_as_float32(table[t][1]) for t in unique])
+        bounds = np.concatenate([[0], np.cumsum(lengths)])
         out = {}
-        for text in dict.fromkeys(texts):
-            ids, emb = table[text]
-            out[text] = build_units(self.tokens(ids), ids, emb, idf, self.stop_words, self.remove_subwords,
-                                    self.n_gram)
+        if self.n_gram == 1:
+            keep = weights > 0
+            emb_kept = _normalise_rows(emb[keep].astype(np.float64))
+            kept_bounds = np.concatenate([[0], np.cumsum(keep)])[bounds]
+            for k, text in enumerate(unique):
+                lo, hi = kept_bounds[k], kept_bounds[k + 1]
+                w = weights[bounds[k] : bounds[k + 1]][keep[bounds[k] : bounds[k + 1]]]
+                total = w.sum()
+                out[text] = Units(emb_kept[lo:hi], w / total) if total > 0 else Units(emb_kept[:0], np.zeros(0))
+        else:
+            for k, text in enumerate(unique):
+                lo, hi = bounds[k], bounds[k + 1]
+                out[text] = build_units(weights[lo:hi], emb[lo:hi], ~zero[lo:hi], self.n_gram)
         return out
+
+    def idf_arrays(self, predictions: Sequence[str], references: Sequence[str], table: dict):
+        """Each side's idf over its own corpus, as dense arrays over the vocabulary (ids seen included)."""
+        size = max([len(self.encoder.tokenizer)] + [max(table[t][0], default=0) + 1 for t in table])
+        return (idf_array((table[t][0] for t in predictions), size),
+                idf_array((table[t][0] for t in references), size))
 
     # -- scoring --------------------------------------------------------------------------------------------------
     def distances(self, pairs: Sequence[tuple[Units, Units]]) -> np.ndarray:
@@ -296,8 +376,7 @@ class MoverScorer:
         table = self.embed(list(predictions) + flat_refs)
         idf_pred = idf_ref = None
         if self.idf:
-            idf_pred = idf_dict(table[t][0] for t in predictions)
-            idf_ref = idf_dict(table[t][0] for t in flat_refs)
+            idf_pred, idf_ref = self.idf_arrays(predictions, flat_refs, table)
         pred_units = self.units(predictions, table, idf_pred)
         ref_units = self.units(flat_refs, table, idf_ref)
         keys = list(dict.fromkeys((p, r) for p, group in zip(predictions, references) for r in group))
@@ -332,14 +411,14 @@ class MoverScorer:
             ids, emb = table[text]
             toks = self.tokens(ids)
             w = token_weights(toks, ids, idf, self.stop_words, self.remove_subwords)
-            sides[name] = (toks, w / w.sum() if w.sum() > 0 else w, _normalise_rows(emb.to(torch.float64)))
+            sides[name] = (toks, w / w.sum() if w.sum() > 0 else w, _normalise_rows(_as_float64(emb)))
         (rt, ra, re), (pt, pb, pe) = sides["reference"], sides["prediction"]
         method = "relaxed" if self.relaxed else self.solver
         res = solve_clouds([re], [pe], [ra], [pb], metric=self.distance, method=method, reg=self.reg,
                            return_flow=True, num_threads=1)
         from nlgmetrics.transport import pairwise_costs
 
-        cost = pairwise_costs(re, pe, self.distance).numpy()
+        cost = pairwise_costs(torch.from_numpy(re), torch.from_numpy(pe), self.distance).numpy()
         empty = ra.sum() == 0 or pb.sum() == 0
         distance = 1.0 - ZERO_MASS_SCORE if empty else float(res.costs[0])
         return {"reference_tokens": rt, "prediction_tokens": pt, "reference_mass": ra, "prediction_mass": pb,

@@ -69,6 +69,18 @@ def emd(a, b, M, *, return_flow: bool = False, max_iter: int = MAX_ITER) -> tupl
     return float(cost), full
 
 
+def _emd_trusted(a: np.ndarray, b: np.ndarray, M: np.ndarray, max_iter: int) -> float:
+    """The bare solve for inputs already known good: float64, positive masses of equal total, finite C-contiguous
+    costs (about half the per-call time of :func:`emd` on 20 x 20 problems)."""
+    if _emd_c is None:  # pragma: no cover
+        return emd(a, b, M, max_iter=max_iter)[0]
+    _flow, cost, _u, _v, code = _emd_c(a, b * (a.sum() / b.sum()), M, max_iter, 1)
+    if code != 1:
+        warnings.warn(f"exact transport solver returned code {code} (not optimal); the cost may be inexact.",
+                      RuntimeWarning, stacklevel=2)
+    return float(cost)
+
+
 def default_threads() -> int:
     """Worker threads for a batch of exact problems: ``$NLGMETRICS_OT_THREADS``, else the usable cores (max 16)."""
     env = os.environ.get("NLGMETRICS_OT_THREADS")
@@ -89,14 +101,22 @@ def emd_batch(
     return_flow: bool = False,
     num_threads: int | None = None,
     max_iter: int = MAX_ITER,
+    trusted: bool = False,
 ) -> tuple[np.ndarray, list[np.ndarray] | None]:
-    """Exact costs (B,) of B independent problems ``(a[k], b[k], M[k])`` (and their flows), over a thread pool."""
+    """Exact costs (B,) of B independent problems ``(a[k], b[k], M[k])`` (and their flows), over a thread pool.
+
+    ``trusted=True`` skips validation and zero-mass compression: only for float64 numpy inputs with strictly
+    positive masses of equal totals and finite C-contiguous costs (what :func:`nlgmetrics.transport.solve_clouds`
+    builds for MoverScore); costs only.
+    """
     if not (len(a) == len(b) == len(M)):
         raise ValueError(f"got {len(a)}, {len(b)} and {len(M)} source, target and cost entries: they must match.")
     n = len(a)
     threads = default_threads() if num_threads is None else max(1, int(num_threads))
 
     def one(k: int) -> tuple[float, np.ndarray | None]:
+        if trusted and not return_flow:
+            return _emd_trusted(a[k], b[k], M[k], max_iter), None
         return emd(a[k], b[k], M[k], return_flow=return_flow, max_iter=max_iter)
 
     if threads == 1 or n < 32:

@@ -302,3 +302,58 @@ def test_alignment_flow(pairs):
     np.testing.assert_allclose(flow.sum(1), al["reference_mass"], atol=1e-12)
     np.testing.assert_allclose(flow.sum(0), al["prediction_mass"], atol=1e-12)
     assert al["score"] == pytest.approx(_ms([pred], [ref], idf=False)["scores"][0], abs=1e-9)
+
+
+# -- the evaluate module ----------------------------------------------------------------------------------------------
+def test_evaluate_module_end_to_end(pairs):
+    import evaluate
+
+    module = evaluate.load("./metrics/moverscore")
+    preds, refs = pairs
+    preds, refs = preds[:6], refs[:6]
+    got = module.compute(predictions=preds, references=refs, model_type=BUNDLED_ENCODER_ID)
+    want = _ms(preds, refs)
+    assert got["scores"] == pytest.approx(want["scores"], abs=1e-12) and got["hashcode"] == want["hashcode"]
+    mixed = module.compute(predictions=preds[:2], references=[refs[0], [refs[1], refs[2]]], idf=False)
+    assert len(mixed["scores"]) == 2
+    for p, r in zip(preds[:3], refs[:3]):
+        module.add(prediction=p, reference=r)
+    assert module.compute(idf=False)["scores"] == pytest.approx(_ms(preds[:3], refs[:3], idf=False)["scores"])
+
+
+def test_evaluate_module_docstring_examples():
+    import doctest
+    import importlib.util
+
+    from conftest import REPO
+
+    spec = importlib.util.spec_from_file_location("moverscore_module", REPO / "metrics" / "moverscore" / "moverscore.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import evaluate
+
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, "moverscore", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 8
+
+
+# -- alignment pictures -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("metric", ["moverscore", "bertscore"])
+def test_plot_alignment_writes_png(tmp_path, metric):
+    pytest.importorskip("matplotlib")
+    from nlgmetrics.semantic.alignment_plot import alignment_matrix, plot_alignment
+
+    pred, ref = "they have air conditioning and new toilets .", "they are now equipped with air conditioning ."
+    out = plot_alignment(pred, ref, tmp_path / f"{metric}.png", metric=metric, model_type=BUNDLED_ENCODER_ID)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = alignment_matrix(pred, ref, metric=metric, model_type=BUNDLED_ENCODER_ID)
+    assert data["matrix"].shape == (len(data["reference_tokens"]), len(data["prediction_tokens"]))
+    if metric == "moverscore":
+        assert data["matrix"].sum() == pytest.approx(1.0) and data["reference_tokens"][0] == "[CLS]"
+        assert data["score"] == pytest.approx(_ms([pred], [ref], idf=False)["scores"][0], abs=1e-9)
+    else:
+        assert "[CLS]" not in data["reference_tokens"] and np.abs(data["matrix"]).max() <= 1 + 1e-9
+    with pytest.raises(ValueError, match="metric"):
+        alignment_matrix(pred, ref, metric="bleu")

@@ -65,7 +65,7 @@ def _floor_seconds(encoder, texts: list[str], batch_size: int) -> float:
 
     unique = list(dict.fromkeys(texts))
     seqs = [piece for ids in encoder.token_ids(unique) for piece in encoder._pieces(ids, "window")]
-    plan = plan_batches([len(s) for s in seqs], batch_size)
+    plan = plan_batches([len(s) for s in seqs], batch_size, encoder.batch_plan)
     batches = []
     for batch in plan:
         chunk = [seqs[k] for k in batch]

@@ -95,23 +95,47 @@ def _find_layer_stack(model: torch.nn.Module) -> tuple[object, str] | None:
     return None
 
 
-def plan_batches(lengths: Sequence[int], batch_size: int, same_length: bool = False) -> list[list[int]]:
-    """Indices of the sequences per batch: sorted by token length, longest first, ``batch_size`` per batch, so each
-    batch pads only to its own longest sequence (a batch of equal lengths runs unpadded, without a mask).
+BATCH_PLANS = ("sorted", "same_length", "hybrid")
 
-    ``same_length=True`` puts only equal lengths together (never any padding). It measured 20% faster on an idle
-    16-core host with 2 threads, but much slower on a loaded 2-core machine (many small batches), so it is off by
-    default.
+
+def plan_batches(lengths: Sequence[int], batch_size: int, plan: str = "sorted", min_group: int = 16) -> list[list[int]]:
+    """Indices of the sequences per batch, longest first.
+
+    - ``sorted`` (default): ``batch_size`` consecutive sequences of the length-sorted order, each batch padded only to
+      its own longest sequence (a batch of equal lengths runs unpadded, without a mask).
+    - ``same_length``: only equal lengths share a batch (no padding, no mask, so SDPA can use its fused kernels),
+      at the price of many small batches.
+    - ``hybrid``: equal-length groups, but groups smaller than ``min_group`` are merged with their neighbours into
+      padded batches, which bounds the number of batches.
     """
+    if plan not in BATCH_PLANS:
+        raise ValueError(f"batch plan must be one of {BATCH_PLANS}, got {plan!r}.")
     order = sorted(range(len(lengths)), key=lambda k: -lengths[k])
-    if not same_length:
+    if plan == "sorted":
         return [order[b : b + batch_size] for b in range(0, len(order), batch_size)]
-    batches: list[list[int]] = []
+    groups: list[list[int]] = []
     for k in order:
-        if batches and len(batches[-1]) < batch_size and lengths[batches[-1][0]] == lengths[k]:
-            batches[-1].append(k)
+        if groups and len(groups[-1]) < batch_size and lengths[groups[-1][0]] == lengths[k]:
+            groups[-1].append(k)
         else:
-            batches.append([k])
+            groups.append([k])
+    if plan == "same_length":
+        return groups
+    batches: list[list[int]] = []
+    pending: list[int] = []
+    for group in groups:
+        if len(group) >= min_group:
+            if pending:
+                batches.extend(pending[b : b + batch_size] for b in range(0, len(pending), batch_size))
+                pending = []
+            batches.append(group)
+        else:
+            pending.extend(group)
+            if len(pending) >= batch_size:
+                batches.append(pending[:batch_size])
+                pending = pending[batch_size:]
+    if pending:
+        batches.append(pending)
     return batches
 
 
@@ -212,6 +236,7 @@ class Encoder:
             self._blocks = None
             self.num_hidden_layers = int(config.num_hidden_layers)
         self._lock = threading.RLock()
+        self.batch_plan = os.environ.get("NLGMETRICS_BATCH_PLAN", "sorted")  # see plan_batches
 
         # tokenization as bert_score's sent_encode (prefix space for GPT-2/RoBERTa tokenizers)
         from transformers import GPT2Tokenizer, RobertaTokenizer
@@ -379,7 +404,7 @@ class Encoder:
                 all_ids[i] = parts[0]
             counts.append(len(parts))
             pieces.extend((i, p, part) for p, part in enumerate(parts))
-        batches = plan_batches([len(p[2]) for p in pieces], batch_size)
+        batches = plan_batches([len(p[2]) for p in pieces], batch_size, self.batch_plan)
         outputs: list[list[torch.Tensor | None]] = [[None] * c for c in counts]
         iterator = batches
         if progress:

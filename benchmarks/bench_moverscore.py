@@ -177,7 +177,7 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
     def ours_transport():
         hu, ru = scorer.units(hyps, table, idf_h), scorer.units(refs, table, idf_r)
         res = solve_clouds([ru[r].embeddings for r in refs], [hu[h].embeddings for h in hyps],
-                           [ru[r].mass for r in refs], [hu[h].mass for h in hyps])
+                           [ru[r].mass for r in refs], [hu[h].mass for h in hyps], unit_rows=True)
         return [1.0 - c for c in res.costs]
 
     idf_ref_a, idf_hyp_a = anchor.idf_dict(refs), anchor.idf_dict(hyps)

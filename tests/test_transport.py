@@ -179,6 +179,10 @@ def test_costs_against_numpy():
                 want = 1 - (x / np.linalg.norm(x, axis=1, keepdims=True)) @ (y / np.linalg.norm(y, axis=1,
                                                                                                  keepdims=True)).T
             np.testing.assert_allclose(c, want, atol=1e-12)
+        unit = [x / np.linalg.norm(x, axis=1, keepdims=True) for x in xs]
+        unit_y = [y / np.linalg.norm(y, axis=1, keepdims=True) for y in ys]
+        for c1, c2 in zip(batched_costs(unit, unit_y, metric), batched_costs(unit, unit_y, metric, unit_rows=True)):
+            np.testing.assert_allclose(c1, c2, atol=1e-12)
     same = pairwise_costs(torch.tensor(xs[1]), torch.tensor(xs[1]))
     assert float(same.diagonal().abs().max()) < 1e-6
 

@@ -363,6 +363,7 @@ class MoverScorer:
                 [pairs[k][0].embeddings for k in todo], [pairs[k][1].embeddings for k in todo],
                 [pairs[k][0].mass for k in todo], [pairs[k][1].mass for k in todo],
                 metric=self.distance, method=method, reg=self.reg, num_threads=self.num_threads, device=device,
+                unit_rows=True,
             )
             out[todo] = res.costs
         return out

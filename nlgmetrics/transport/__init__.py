@@ -139,12 +139,13 @@ def solve_clouds(
     dtype: torch.dtype = torch.float64,
     max_iter: int | None = None,
     tol: float = 1e-6,
+    unit_rows: bool = False,
 ) -> TransportResult:
     """Transport between point clouds: problem k moves ``a[k]`` on the rows of ``xs[k]`` (n_k, d) to ``b[k]`` on
     the rows of ``ys[k]`` (m_k, d) under the ground ``metric`` (see :mod:`nlgmetrics.transport.costs`).
 
     Costs are built in zero-padded batches on ``device``; ``exact`` then solves on the CPU thread pool, ``sinkhorn``
-    and ``relaxed`` stay on ``device``.
+    and ``relaxed`` stay on ``device``. ``unit_rows=True`` promises L2-normalised rows (a faster CPU cost path).
     """
     _check_method(method)
     check_metric(metric)
@@ -155,7 +156,7 @@ def solve_clouds(
             raise ValueError(f"problem {k}: masses ({len(a[k])}, {len(b[k])}) do not match the clouds "
                              f"({len(xs[k])}, {len(ys[k])}).")
     if method == "exact":
-        M = batched_costs(xs, ys, metric, device=device, dtype=dtype)
+        M = batched_costs(xs, ys, metric, device=device, dtype=dtype, unit_rows=unit_rows)
         a64 = [np.asarray(x.detach().cpu() if isinstance(x, torch.Tensor) else x, dtype=np.float64) for x in a]
         b64 = [np.asarray(x.detach().cpu() if isinstance(x, torch.Tensor) else x, dtype=np.float64) for x in b]
         # masses all positive and every cost finite: the solver can skip its checks and compression

@@ -39,8 +39,17 @@ def pairwise_costs(x: torch.Tensor, y: torch.Tensor, metric: str = "euclidean") 
     return sq if metric == "sqeuclidean" else sq.sqrt_()
 
 
-def _numpy_costs(x: np.ndarray, y: np.ndarray, metric: str) -> np.ndarray:
-    """One problem's costs in float64 numpy (the CPU path: no padding, no torch per-op overhead)."""
+def _numpy_costs(x: np.ndarray, y: np.ndarray, metric: str, unit_rows: bool = False) -> np.ndarray:
+    """One problem's costs in float64 numpy (the CPU path: no padding, no torch per-op overhead). ``unit_rows``:
+    the rows are known to be L2-normalised, so ||x||^2 = ||y||^2 = 1 and cos = <x, y>."""
+    if unit_rows:
+        dot = x @ y.T
+        if metric == "cosine":
+            return np.subtract(1.0, dot, out=dot)
+        sq = np.multiply(dot, -2.0, out=dot)
+        sq += 2.0
+        np.maximum(sq, 0.0, out=sq)
+        return sq if metric == "sqeuclidean" else np.sqrt(sq, out=sq)
     if metric == "cosine":
         xn = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-30)
         yn = y / np.maximum(np.linalg.norm(y, axis=1, keepdims=True), 1e-30)
@@ -87,19 +96,20 @@ def batched_costs(
     device: str | torch.device | None = None,
     dtype: torch.dtype = torch.float64,
     max_elements: int = 2**24,
+    unit_rows: bool = False,
 ) -> list[np.ndarray]:
     """Cost matrix of every pair ``(xs[k], ys[k])`` as C-contiguous float64 numpy arrays ``(n_k, m_k)``.
 
     On the CPU (``device`` None or "cpu") each pair is one small float64 numpy product. On another device pairs are
     sorted by size and computed in zero-padded chunks of at most ``max_elements`` cost entries, one batched matmul
-    each.
+    each. ``unit_rows=True`` promises L2-normalised rows (norms are then not recomputed on the CPU path).
     """
     check_metric(metric)
     if len(xs) != len(ys):
         raise ValueError(f"got {len(xs)} source clouds but {len(ys)} target clouds.")
     if (device is None or torch.device(device).type == "cpu") and dtype == torch.float64:
         with _single_threaded_blas():
-            return [_numpy_costs(_to_numpy64(x), _to_numpy64(y), metric) for x, y in zip(xs, ys)]
+            return [_numpy_costs(_to_numpy64(x), _to_numpy64(y), metric, unit_rows) for x, y in zip(xs, ys)]
     shapes = [(int(x.shape[0]), int(y.shape[0])) for x, y in zip(xs, ys)]
     order = sorted(range(len(xs)), key=lambda k: shapes[k])
     out: list[np.ndarray | None] = [None] * len(xs)

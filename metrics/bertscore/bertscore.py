@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 import nlgmetrics  # From: nlgmetrics
-from nlgmetrics.integration.evaluate_support import compute_metric, text_pair_features
+from nlgmetrics.integration import evaluate_support
 
 _CITATION = """\
 @inproceedings{bert-score,
@@ -71,17 +71,19 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BERTScore(evaluate.Metric):
+class BERTScore(evaluate_support.NLGMetric):
+    metric_name = "bertscore"
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             homepage="https://github.com/Tiiiger/bert_score",
             inputs_description=_KWARGS_DESCRIPTION,
-            features=text_pair_features(),
+            features=evaluate_support.text_pair_features(),
             codebase_urls=["https://github.com/Tiiiger/bert_score"],
             reference_urls=["https://github.com/Tiiiger/bert_score", "https://arxiv.org/abs/1904.09675"],
         )
 
     def _compute(self, predictions, references, **options):
-        return compute_metric("bertscore", predictions, references, **options)
+        return evaluate_support.compute_metric("bertscore", predictions, references, **options)

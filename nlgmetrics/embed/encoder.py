@@ -213,9 +213,9 @@ class Encoder:
             if "t5" in config.model_type:
                 from transformers import T5EncoderModel
 
-                model = T5EncoderModel.from_pretrained(self.path)
+                model = T5EncoderModel.from_pretrained(self.path, dtype=torch.float32)
             else:
-                model = AutoModel.from_pretrained(self.path)
+                model = AutoModel.from_pretrained(self.path, dtype=torch.float32)
         except (OSError, ValueError) as exc:
             if local:
                 raise

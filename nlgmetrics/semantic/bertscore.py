@@ -38,8 +38,8 @@ import torch
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
+from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 
-MULTI_REF_MODES = ("max", "mean")
 PAIR_CHUNK = 4096  # pairs scored per chunk: bounds memory for long streams (the cache keeps repeats)
 _MATCH_BATCH = 128  # pairs per padded similarity batch
 
@@ -199,8 +199,7 @@ class BERTScorer:
 
         self.model_type, layer = resolve_model_and_layer(lang, model_type, num_layers)
         self.lang = lang
-        if multi_ref not in MULTI_REF_MODES:
-            raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {multi_ref!r}.")
+        check_multi_ref(multi_ref)
         if not (isinstance(idf, bool) or isinstance(idf, Mapping)):
             raise TypeError(f"idf must be True/False or a dict token id -> weight, got {type(idf).__name__}.")
         self.encoder = get_encoder(self.model_type, device=device, dtype=dtype, use_fast_tokenizer=use_fast_tokenizer)
@@ -304,40 +303,11 @@ class BERTScorer:
         elif self.idf:
             idf_dict = idf_from_references(self.encoder.token_ids(flat_r))
         flat = self.score_pairs(flat_c, flat_r, idf_dict)
-        combined = combine_references(flat, [len(g) for g in groups], self.multi_ref, ref_weights)
+        sizes = [len(g) for g in groups]
+        combined = combine_references(flat, sizes, self.multi_ref, check_ref_weights(ref_weights, sizes))
         if self.baseline is not None:
             combined = _rescale(combined, self.baseline)
         return combined
-
-
-def combine_references(
-    flat: torch.Tensor, sizes: Sequence[int], mode: str = "max", weights: Sequence[Sequence[float]] | None = None
-) -> torch.Tensor:
-    """Per-example P, R, F from per-pair rows (the last-but-one axis): max or mean of each column, or a weighted
-    mean with ``weights`` (one list per example, same length as its references, non-negative, not all zero)."""
-    if weights is not None:
-        if len(weights) != len(sizes):
-            raise ValueError(f"ref_weights needs one list per example: got {len(weights)} for {len(sizes)} examples.")
-    if all(s == 1 for s in sizes) and weights is None:
-        return flat
-    rows = []
-    start = 0
-    for i, size in enumerate(sizes):
-        block = flat[..., start : start + size, :]
-        if weights is not None:
-            w = weights[i]
-            if isinstance(w, (str, bytes)) or not isinstance(w, Sequence) or len(w) != size:
-                raise ValueError(f"ref_weights[{i}] must be a list of {size} numbers (one per reference), got {w!r}.")
-            wt = torch.tensor([float(x) for x in w], dtype=torch.float32)
-            if bool((wt < 0).any()) or not bool(torch.isfinite(wt).all()) or float(wt.sum()) <= 0:
-                raise ValueError(f"ref_weights[{i}] must be finite, non-negative and not all zero, got {list(w)!r}.")
-            rows.append((block * (wt / wt.sum())[:, None]).sum(dim=-2))
-        elif mode == "max":
-            rows.append(block.max(dim=-2).values)
-        else:
-            rows.append(block.mean(dim=-2))
-        start += size
-    return torch.stack(rows, dim=-2)
 
 
 def _scorer_options(options: dict) -> dict:

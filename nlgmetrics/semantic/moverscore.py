@@ -46,7 +46,6 @@ import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import torch
@@ -54,12 +53,12 @@ import torch
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
+from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 from nlgmetrics.transport import DEFAULT_REG, solve_clouds
 
 PUNCTUATION = frozenset(string.punctuation)
 DISTANCES = ("euclidean", "cosine")
 SOLVERS = ("exact", "sinkhorn")
-MULTI_REF_MODES = ("max", "mean")
 LONG_TEXT_MODES = ("truncate", "window")
 ZERO_MASS_SCORE = 0.0
 
@@ -163,34 +162,6 @@ def idf_array(token_ids: Iterable[Sequence[int]], size: int) -> np.ndarray:
 _ZERO_FLAGS: dict[tuple, np.ndarray] = {}
 
 
-def combine(values: Sequence[float], mode: str, weights: Sequence[float] | None) -> float:
-    """Several references' scores -> one: max, mean, or the weighted mean with ``weights``."""
-    if weights is not None:
-        w = np.asarray(weights, dtype=np.float64)
-        return float(np.dot(w, values) / w.sum())
-    return float(max(values)) if mode == "max" else float(np.mean(values))
-
-
-def _check_ref_weights(ref_weights: Any, refs: list[list[str]]) -> list[list[float]] | None:
-    if ref_weights is None:
-        return None
-    if isinstance(ref_weights, (str, bytes)) or not isinstance(ref_weights, Sequence) or len(ref_weights) != len(refs):
-        raise ValueError(f"ref_weights needs one list of weights per example ({len(refs)}), got {ref_weights!r:.80}.")
-    out = []
-    for i, (w, group) in enumerate(zip(ref_weights, refs)):
-        if isinstance(w, (int, float)) and len(group) == 1:
-            w = [w]
-        try:
-            arr = np.asarray(w, dtype=np.float64)
-        except (TypeError, ValueError):
-            arr = np.zeros(0)
-        if arr.shape != (len(group),) or not np.all(np.isfinite(arr)) or (arr < 0).any() or arr.sum() <= 0:
-            raise ValueError(f"ref_weights[{i}] must be {len(group)} finite, non-negative numbers, not all zero "
-                             f"(one per reference); got {w!r:.80}.")
-        out.append(arr.tolist())
-    return out
-
-
 def _check_options(stop_words, n_gram, distance, solver, reg, multi_ref, long_text, idf) -> frozenset:
     if isinstance(stop_words, str):
         raise TypeError("stop_words must be a collection of tokens (e.g. a list), not one string.")
@@ -206,8 +177,7 @@ def _check_options(stop_words, n_gram, distance, solver, reg, multi_ref, long_te
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}.")
     if isinstance(reg, bool) or not isinstance(reg, (int, float)) or not (reg > 0 and math.isfinite(reg)):
         raise ValueError(f"reg (the Sinkhorn regularisation) must be a positive number, got {reg!r}.")
-    if multi_ref not in MULTI_REF_MODES:
-        raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {multi_ref!r}.")
+    check_multi_ref(multi_ref)
     if long_text not in LONG_TEXT_MODES:
         raise ValueError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
     if not isinstance(idf, bool):
@@ -391,14 +361,11 @@ class MoverScorer:
                 f"{ZERO_MASS_SCORE} (distance {1 - ZERO_MASS_SCORE}). For single pairs pass idf=False.",
                 UserWarning, stacklevel=3,
             )
-        scores, distances = [], []
-        for i, (p, group) in enumerate(zip(predictions, references)):
-            d = [by_key[(p, r)] for r in group]
-            s = [ZERO_MASS_SCORE if np.isnan(x) else 1.0 - x for x in d]
-            score = combine(s, self.multi_ref, None if ref_weights is None else ref_weights[i])
-            scores.append(score)
-            distances.append(1.0 - score)
-        return scores, distances
+        per_pair = [by_key[(p, r)] for p, group in zip(predictions, references) for r in group]
+        flat = torch.tensor([[ZERO_MASS_SCORE if np.isnan(d) else 1.0 - d] for d in per_pair], dtype=torch.float64)
+        sizes = [len(group) for group in references]
+        scores = combine_references(flat, sizes, self.multi_ref, check_ref_weights(ref_weights, sizes))[:, 0].tolist()
+        return scores, [1.0 - s for s in scores]
 
     def alignment(self, prediction: str, reference: str, *, idf: Mapping[int, float] | None = None) -> dict:
         """One pair's tokens, masses, cost matrix and flow (rows: reference tokens, columns: prediction tokens; all
@@ -484,7 +451,7 @@ def compute_moverscore(
         closer), ``hashcode`` (model, layer and options).
     """
     preds, refs = check_pairs(predictions, references)
-    weights = _check_ref_weights(ref_weights, refs)
+    weights = check_ref_weights(ref_weights, [len(group) for group in refs])
     scorer = MoverScorer(
         model_type, num_layers, idf=idf, stop_words=stop_words, n_gram=n_gram, remove_subwords=remove_subwords,
         distance=distance, solver=solver, reg=reg, relaxed=relaxed, multi_ref=multi_ref, long_text=long_text,

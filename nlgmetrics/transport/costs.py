@@ -13,7 +13,6 @@ which in float32 (3e-4) would be visible in a score, in float64 (1e-8) is not.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 
 import numpy as np
 import torch
@@ -60,12 +59,10 @@ def _numpy_costs(x: np.ndarray, y: np.ndarray, metric: str, unit_rows: bool = Fa
 
 
 def _single_threaded_blas():
-    """BLAS limited to one thread (threadpoolctl, when installed): for many tiny products OpenBLAS's threads cost
-    far more than they save (measured 3-15x slower on a busy 2-core machine)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - optional
-        return nullcontext()
+    """BLAS limited to one thread: for many tiny products OpenBLAS's threads cost far more than they save
+    (measured 3-15x slower on a busy 2-core machine)."""
+    from threadpoolctl import threadpool_limits
+
     return threadpool_limits(limits=1, user_api="blas")
 
 

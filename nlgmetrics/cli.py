@@ -2,7 +2,14 @@
 
     nlgmetrics score --metric bleu --predictions hyp.txt --references ref.txt [--references ref2.txt ...]
                      [--format table|json|csv] [-o key=value ...] [--device cuda] [--batch-size 64]
+                     [--progress auto|on|off] [--plot-alignment PNG [--plot-index I]]
     nlgmetrics list
+    nlgmetrics baseline --model MODEL --lang LANG --corpus FILE      (a BERTScore rescaling baseline)
+    nlgmetrics hub build|publish NAME ...
+
+The embedding metrics (bertscore, moverscore) show a progress bar on long runs (``--progress auto``: at least
+``PROGRESS_MIN_LINES`` predictions and a terminal on stderr). ``--plot-alignment PNG`` also writes the token alignment
+heatmap of pair ``--plot-index`` (its first reference): MoverScore's transport flow or BERTScore's similarities.
 
 Files hold one text per line (UTF-8); the i-th line of every ``--references`` file is a reference of the i-th
 prediction. ``-o key=value`` passes a metric option (values are read as JSON when they parse: ``-o lowercase=true``,
@@ -19,6 +26,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from nlgmetrics.registry import METRICS, available_metrics, get_metric
+
+
+EMBEDDING_METRICS = ("bertscore", "moverscore")
+PROGRESS_MIN_LINES = 2000
 
 
 class CLIError(Exception):
@@ -107,16 +118,54 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.batch_size is not None:
         options["batch_size"] = args.batch_size
     predictions, references = load_pairs(args.predictions, args.references)
+    if args.plot_alignment and args.metric not in EMBEDDING_METRICS:
+        raise CLIError(f"--plot-alignment works with {' and '.join(EMBEDDING_METRICS)}, not {args.metric}")
+    if args.metric in EMBEDDING_METRICS and "verbose" not in options and show_progress(args.progress, len(predictions)):
+        options["verbose"] = True
     try:
         compute = get_metric(args.metric)
         result = compute(predictions, references, **options)
+        if args.plot_alignment:
+            print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise CLIError(f"metric {args.metric!r} does not take that option: {exc}") from None
         raise CLIError(str(exc)) from None
-    except ValueError as exc:
+    except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
     print(format_result(args.metric, result, args.format))
+    return 0
+
+
+def show_progress(mode: str, n_lines: int) -> bool:
+    if mode == "auto":
+        return n_lines >= PROGRESS_MIN_LINES and sys.stderr.isatty()
+    return mode == "on"
+
+
+def plot_pair(args: argparse.Namespace, predictions: list[str], references: list[list[str]], options: dict) -> Path:
+    """The alignment heatmap of pair ``--plot-index`` with the metric's model options."""
+    from nlgmetrics.semantic.alignment_plot import plot_alignment
+
+    index = args.plot_index
+    if not 0 <= index < len(predictions):
+        raise CLIError(f"--plot-index {index} is out of range: there are {len(predictions)} predictions")
+    keep = {"model_type", "num_layers", "device"}
+    if args.metric == "moverscore":
+        keep |= {"distance", "stop_words", "remove_subwords", "solver", "reg", "relaxed", "n_gram"}
+    plot_options = {k: v for k, v in options.items() if k in keep}
+    return plot_alignment(predictions[index], references[index][0], args.plot_alignment, metric=args.metric,
+                          **plot_options)
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    from nlgmetrics.semantic import baselines
+
+    try:
+        target = baselines.run(args)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    print(f"wrote {target}")
     return 0
 
 
@@ -161,7 +210,23 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a metric option, e.g. -o tokenize=zh (repeatable)")
     score.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
     score.add_argument("--batch-size", type=int, default=None, help="embedding metrics: texts per batch")
+    score.add_argument("--progress", choices=["auto", "on", "off"], default="auto",
+                       help=f"embedding metrics: progress bar (auto: {PROGRESS_MIN_LINES}+ lines on a terminal)")
+    score.add_argument("--plot-alignment", metavar="PNG", default=None,
+                       help="bertscore/moverscore: also write the token alignment heatmap of one pair (needs matplotlib)")
+    score.add_argument("--plot-index", type=int, default=0, help="which pair --plot-alignment shows (default: 0)")
     score.set_defaults(func=cmd_score)
+
+    baseline = sub.add_parser("baseline", help="compute a BERTScore rescaling baseline (bert_score's method) from a corpus")
+    baseline.add_argument("--model", required=True, help="hub id or local folder (the bundled: minilm)")
+    baseline.add_argument("--lang", help="language code; without --out the file goes where lookups find it")
+    baseline.add_argument("--corpus", required=True, nargs="+", help="text file(s), one sentence a line")
+    baseline.add_argument("--pairs", type=int, default=100_000, help="random sentence pairs (bert_score used 1M)")
+    baseline.add_argument("--seed", type=int, default=0)
+    baseline.add_argument("--out", help="output file (default: $NLGMETRICS_HOME/baselines/<lang>/<model>.tsv)")
+    baseline.add_argument("--batch-size", type=int, default=64)
+    baseline.add_argument("--device", default=None)
+    baseline.set_defaults(func=cmd_baseline)
 
     listing = sub.add_parser("list", help="list the metrics available in this installation")
     listing.set_defaults(func=cmd_list)

@@ -12,7 +12,7 @@ Lookup for ``(lang, model_type)`` when no ``baseline_path`` is given, first hit 
 
 Computing one, by bert_score's method (random sentence pairs, ``all_layers``, mean per layer)::
 
-    python -m nlgmetrics.semantic.baselines --model sentence-transformers/all-MiniLM-L6-v2 --lang en \\
+    nlgmetrics baseline --model sentence-transformers/all-MiniLM-L6-v2 --lang en \\
         --corpus sentences.txt [--pairs 100000] [--seed 0] [--out FILE] [--batch-size 64] [--device cuda]
 """
 
@@ -43,7 +43,7 @@ def baseline_candidates(lang: str, model_type: str) -> list[Path]:
     lang = lang.lower()
     paths = [
         DATA_DIR / f"rescale_baseline.{lang}.{model.replace('/', '--')}.tsv",
-        cache_dir() / "baselines" / lang / f"{model}.tsv",
+        default_baseline_path(lang, model),
     ]
     spec = importlib.util.find_spec("bert_score")
     if spec is not None and spec.origin:
@@ -70,7 +70,7 @@ def find_baseline(lang: str | None, model_type: str, baseline_path: str | None =
     raise ValueError(
         f"no rescaling baseline for model {model_type!r} and lang {lang!r} (looked in: "
         + ", ".join(str(p) for p in candidates)
-        + "). Compute one from a corpus of sentences in that language: python -m nlgmetrics.semantic.baselines "
+        + "). Compute one from a corpus of sentences in that language: nlgmetrics baseline "
         f"--model {model_type} --lang {lang} --corpus FILE, or pass baseline_path."
     )
 
@@ -97,6 +97,11 @@ def write_baseline(path: str | Path, table: torch.Tensor) -> Path:
         for layer, (p, r, f) in enumerate(table.tolist()):
             handle.write(f"{layer},{p:.8g},{r:.8g},{f:.8g}\n")
     return path
+
+
+def default_baseline_path(lang: str, model_type: str) -> Path:
+    """Where a computed baseline for (lang, model) is written and where :func:`find_baseline` looks for it."""
+    return cache_dir() / "baselines" / lang.lower() / f"{_model_key(model_type)}.tsv"
 
 
 def compute_baseline(
@@ -129,41 +134,34 @@ def compute_baseline(
     scores = scorer.score_pairs(hyps, refs, None)  # (L + 1, n, 3)
     table = scores.double().mean(dim=1).float()
     if out is None and lang is not None:
-        out = cache_dir() / "baselines" / lang.lower() / f"{_model_key(model_type)}.tsv"
+        out = default_baseline_path(lang, model_type)
     if out is not None:
         write_baseline(out, table)
     return table
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m nlgmetrics.semantic.baselines",
-        description="Compute a BERTScore rescaling baseline (bert_score format) from a corpus, one sentence a line.",
-    )
-    parser.add_argument("--model", required=True, help="hub id or local folder (the bundled: minilm)")
-    parser.add_argument("--lang", help="language code; without --out the file goes where lookups find it")
-    parser.add_argument("--corpus", required=True, nargs="+", help="text file(s), one sentence a line")
-    parser.add_argument("--pairs", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", help="output file (default: $NLGMETRICS_HOME/baselines/<lang>/<model>.tsv)")
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--device", default=None)
-    args = parser.parse_args(argv)
+def run(args: argparse.Namespace) -> Path:
+    """Compute and write the baseline file the parsed ``args`` (``nlgmetrics baseline``) describe; its path."""
     if args.out is None and args.lang is None:
-        parser.error("pass --lang or --out")
+        raise ValueError("pass --lang (the file goes where lookups find it) or --out FILE")
     sentences: list[str] = []
     for name in args.corpus:
         try:
             sentences += Path(name).read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            parser.error(f"cannot read corpus {name}: {exc}")
-    table = compute_baseline(
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read corpus {name}: {exc}") from None
+    compute_baseline(
         sentences, args.model, lang=args.lang, pairs=args.pairs, seed=args.seed, out=args.out,
         batch_size=args.batch_size, device=args.device, verbose=True,
     )
-    target = args.out or cache_dir() / "baselines" / args.lang.lower() / f"{_model_key(args.model)}.tsv"
-    print(f"wrote {target} ({table.shape[0]} layers)")
-    return 0
+    return Path(args.out) if args.out else default_baseline_path(args.lang, args.model)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m nlgmetrics.semantic.baselines ...``: the same as ``nlgmetrics baseline ...``."""
+    from nlgmetrics.cli import main as cli_main
+
+    return cli_main(["baseline", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

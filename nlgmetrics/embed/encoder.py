@@ -36,6 +36,7 @@ from pathlib import Path
 
 import torch
 
+from nlgmetrics.embed import distributed
 from nlgmetrics.embed.cache import EmbeddingCache, TokenEmbeddings, get_cache
 from nlgmetrics.resources import missing_model_error, resolve_model
 
@@ -460,11 +461,15 @@ class Encoder:
                 missing.append(text)
             else:
                 found[text] = entry
-        if missing:
-            for text, entry in zip(
-                missing,
-                self.compute(missing, layer, batch_size=batch_size, long_text=long_text, progress=progress),
-            ):
+        sharded = distributed.active()  # torch.distributed, when turned on: see nlgmetrics.embed.distributed
+        if missing or sharded:
+            options = {"batch_size": batch_size, "long_text": long_text, "progress": progress}
+            computed = (
+                distributed.compute_sharded(self, missing, layer, **options)
+                if sharded
+                else zip(missing, self.compute(missing, layer, **options))
+            )
+            for text, entry in computed:
                 cache.put(namespace, text, entry)
                 found[text] = entry
         out = [found[text] for text in texts]

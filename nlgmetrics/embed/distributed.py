@@ -23,7 +23,8 @@ Scores: the scorers (:class:`~nlgmetrics.semantic.bertscore.BERTScorer`,
 :class:`~nlgmetrics.semantic.moverscore.MoverScorer`) first check that every rank passed the same inputs (a
 fingerprint is gathered; different inputs raise ``ValueError`` on every rank, never a silent mix), and finally take
 rank 0's scores (``broadcast_object_list``), so every rank returns identical numbers even where an embedding was
-cached earlier on each rank separately.
+cached earlier on each rank separately. MoverScore also shares out its exact transport problems (:func:`map_sharded`,
+balanced by cost-matrix size; only the distances travel), the part that runs on the CPU.
 
 Sharding is never automatic: every step is a collective call, so a rank that does not make the same call hangs the
 others. lm-evaluation-harness aggregates metrics once, on rank 0 only, after gathering the samples: there is nothing
@@ -40,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -173,6 +174,29 @@ def compute_sharded(
         for k, ids, emb in part:
             entries[k] = TokenEmbeddings(list(ids), emb)
     return list(zip(union, entries))  # type: ignore[arg-type]
+
+
+def map_sharded(function: Callable[[list], Sequence[Any]], items: Sequence[Any], costs: Sequence[float]) -> list:
+    """``function(items)`` as a list; when sharding is active, each rank applies ``function`` to its share of the
+    items (:func:`split_by_cost` on ``costs``) and the results are gathered in order on every rank (a collective).
+
+    ``function`` maps a list of items to one result per item and must not depend on which items share a call (e.g.
+    MoverScore's exact transport problems, solved one by one).
+    """
+    if not active():
+        return list(function(list(items)))
+    import torch.distributed as dist
+
+    rank, world = dist.get_rank(), dist.get_world_size()
+    shard = split_by_cost(costs, world)[rank]
+    local = list(function([items[k] for k in shard])) if shard else []
+    gathered: list[Any] = [None] * world
+    dist.all_gather_object(gathered, list(zip(shard, local)))
+    out: list[Any] = [None] * len(items)
+    for part in gathered:
+        for k, value in part:
+            out[k] = value
+    return out
 
 
 def fingerprint(*values: Any) -> str:

@@ -105,6 +105,11 @@ def score_corpus(metric: str, items: list[tuple[str, str, str]]) -> dict[str, fl
             _MEMO.move_to_end(memo_key)
             return _MEMO[memo_key]
     options = json.loads(options_key)
+    if options.get("distributed") not in (None, False):  # see nlgmetrics.embed.distributed
+        raise ValueError(
+            f"{metric}: lm-eval aggregates once, on rank 0 only, so distributed={options['distributed']!r} would wait "
+            "for the other ranks forever; remove the option (nothing is repeated across ranks to shard)."
+        )
     separator = options.pop(_SEPARATOR_OPTION, None)
     references = [gold.split(separator) if separator else gold for gold in golds]
     result = compute_suite(list(predictions), references, [metric], {metric: options})[metric]

@@ -19,6 +19,11 @@ them when Trainer passes ``compute_result=True``.
 Models load once: the embedding metrics share one process-wide encoder per model and device, and an embedding cache
 (the references, unchanged between evaluations, are embedded once). ``warmup=True`` (default) scores one dummy pair
 when the callable is made, so a missing model or a bad option fails before training starts, not at the first eval.
+
+Under DDP (torchrun, accelerate) Trainer calls ``compute_metrics`` on every rank with the gathered predictions.
+``distributed="auto"`` (default) then shards the embedding metrics' encoding across the ranks (each encodes a share
+of the texts, the embeddings are gathered; see :mod:`nlgmetrics.embed.distributed`), and every rank returns the same
+numbers. Without an initialised process group it changes nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from nlgmetrics.integration.suite import check_metrics, compute_suite, flatten_suite, metric_options_for
+from nlgmetrics.integration.suite import accepts, check_metrics, compute_suite, flatten_suite, metric_options_for
+from nlgmetrics.registry import get_metric
 
 DEFAULT_METRICS = ("bleu", "rouge")
 
@@ -55,7 +61,10 @@ class ComputeMetrics:
         keys: Sequence[str] | None = None,
         skip_special_tokens: bool = True,
         warmup: bool = True,
+        distributed: bool | str = "auto",
     ) -> None:
+        from nlgmetrics.embed.distributed import check_mode, sharded_encoding
+
         pad_id = getattr(tokenizer, "pad_token_id", None)
         if pad_id is None:
             pad_id = getattr(tokenizer, "eos_token_id", None)
@@ -65,6 +74,10 @@ class ComputeMetrics:
         self.pad_id = int(pad_id)
         self.metrics = check_metrics(metrics)
         self.metric_options = metric_options_for(self.metrics, metric_options, shared_options)
+        check_mode(distributed)
+        for name in self.metrics:  # the embedding metrics; a metric's own "distributed" option wins
+            if accepts(get_metric(name), "distributed"):
+                self.metric_options[name].setdefault("distributed", distributed)
         self.sentence_split = sentence_split
         self.keys = list(keys) if keys is not None else None
         self.skip_special_tokens = skip_special_tokens
@@ -72,9 +85,11 @@ class ComputeMetrics:
         self._references: list[str] = []
         self._generated_tokens = 0
         if warmup:
-            with warnings.catch_warnings():  # one dummy pair: e.g. MoverScore's idf warns about a corpus of one
+            local = {name: {k: v for k, v in options.items() if k != "distributed"}  # this rank alone
+                     for name, options in self.metric_options.items()}
+            with warnings.catch_warnings(), sharded_encoding(False):  # one dummy pair: MoverScore's idf warns
                 warnings.simplefilter("ignore")
-                compute_suite(["a warm-up text."], ["a warm-up text."], self.metrics, self.metric_options)
+                compute_suite(["a warm-up text."], ["a warm-up text."], self.metrics, local)
 
     def decode(self, ids: Any) -> tuple[list[str], int]:
         """Texts of a batch of token ids (or logits) and the number of non-pad tokens in it."""
@@ -136,6 +151,7 @@ def make_compute_metrics(
     keys: Sequence[str] | None = None,
     skip_special_tokens: bool = True,
     warmup: bool = True,
+    distributed: bool | str = "auto",
 ) -> ComputeMetrics:
     """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` computing ``metrics`` (registry names).
 
@@ -148,8 +164,10 @@ def make_compute_metrics(
             ``"punkt"`` (nltk's tables, provisioned offline), a callable, or ``None``.
         keys: report only these flat keys (plus ``gen_len``); default: all of them.
         warmup: score one dummy pair now, so models load and options are checked before training.
+        distributed: under DDP, shard the embedding metrics' encoding across the ranks (``"auto"``: when
+            torch.distributed is initialised with several ranks; ``True``; ``False``: every rank encodes everything).
     """
     return ComputeMetrics(
         tokenizer, metrics, metric_options, shared_options=shared_options, sentence_split=sentence_split, keys=keys,
-        skip_special_tokens=skip_special_tokens, warmup=warmup,
+        skip_special_tokens=skip_special_tokens, warmup=warmup, distributed=distributed,
     )

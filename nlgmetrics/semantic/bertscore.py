@@ -36,6 +36,7 @@ from typing import Any
 import torch
 
 from nlgmetrics import __version__
+from nlgmetrics.embed.distributed import agree, check_mode, check_same_inputs, sharded_encoding
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
@@ -194,9 +195,11 @@ class BERTScorer:
         long_text: str = "window",
         multi_ref: str = "max",
         verbose: bool = False,
+        distributed: bool | str | None = None,
     ) -> None:
         from nlgmetrics.embed import get_encoder
 
+        self.distributed = None if distributed is None else check_mode(distributed)
         self.model_type, layer = resolve_model_and_layer(lang, model_type, num_layers)
         self.lang = lang
         check_multi_ref(multi_ref)
@@ -293,7 +296,17 @@ class BERTScorer:
         refs: Sequence[str | Sequence[str]],
         ref_weights: Sequence[Sequence[float]] | None = None,
     ) -> torch.Tensor:
-        """P, R, F per example; several references per example are combined by ``multi_ref`` (or ``ref_weights``)."""
+        """P, R, F per example; several references per example are combined by ``multi_ref`` (or ``ref_weights``).
+
+        With ``distributed`` on under torch.distributed (:mod:`nlgmetrics.embed.distributed`) every rank must pass the
+        same inputs; each encodes a share of the texts and all return rank 0's scores."""
+        with sharded_encoding(self.distributed):
+            check_same_inputs(cands, refs, ref_weights)
+            return agree(self._score(cands, refs, ref_weights))
+
+    def _score(
+        self, cands: Sequence[str], refs: Sequence[str | Sequence[str]], ref_weights: Sequence[Sequence[float]] | None
+    ) -> torch.Tensor:
         cands, groups = check_pairs(cands, refs)
         flat_c = [c for c, g in zip(cands, groups) for _ in g]
         flat_r = [r for g in groups for r in g]
@@ -313,7 +326,7 @@ class BERTScorer:
 def _scorer_options(options: dict) -> dict:
     known = {
         "model_type", "num_layers", "lang", "idf", "device", "dtype", "batch_size", "all_layers", "use_fast_tokenizer",
-        "rescale_with_baseline", "baseline_path", "long_text", "multi_ref", "verbose",
+        "rescale_with_baseline", "baseline_path", "long_text", "multi_ref", "verbose", "distributed",
     }
     return {k: v for k, v in options.items() if k in known}
 
@@ -339,10 +352,14 @@ def compute_bertscore(
     multi_ref: str = "max",
     ref_weights: Sequence[Sequence[float]] | None = None,
     diversity: bool = False,
+    distributed: bool | str | None = None,
 ) -> dict:
     """BERTScore per example, as HF evaluate's ``bertscore`` (keys precision, recall, f1, hashcode).
 
     ``nthreads`` is accepted for compatibility (bert_score's idf worker pool) and unused: idf is computed in process.
+    ``distributed``: sharded encoding under torch.distributed (:mod:`nlgmetrics.embed.distributed`): ``True``,
+    ``"auto"`` (when initialised with several ranks) or ``False``; default ``None``: off unless inside
+    ``sharded_encoding()``. Every rank must then call with the same inputs; all return the same scores.
     ``diversity=True`` adds ``self_bertscore``: the mean pairwise F1 among the predictions (lower: more diverse).
     """
     del nthreads
@@ -350,6 +367,7 @@ def compute_bertscore(
         model_type, num_layers, lang=lang, idf=idf, device=device, dtype=dtype, batch_size=batch_size,
         all_layers=all_layers, use_fast_tokenizer=use_fast_tokenizer, rescale_with_baseline=rescale_with_baseline,
         baseline_path=baseline_path, long_text=long_text, multi_ref=multi_ref, verbose=verbose,
+        distributed=distributed,
     )
     scores = scorer.score(predictions, references, ref_weights=ref_weights)
     out = {

@@ -51,6 +51,7 @@ import numpy as np
 import torch
 
 from nlgmetrics import __version__
+from nlgmetrics.embed.distributed import agree, check_mode, check_same_inputs, map_sharded, sharded_encoding
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
@@ -211,9 +212,11 @@ class MoverScorer:
         batch_size: int = 64,
         num_threads: int | None = None,
         verbose: bool = False,
+        distributed: bool | str | None = None,
     ) -> None:
         from nlgmetrics.embed import get_encoder
 
+        self.distributed = None if distributed is None else check_mode(distributed)
         self.stop_words = _check_options(stop_words, n_gram, distance, solver, reg, multi_ref, long_text, idf)
         self.model_type = model_type or BUNDLED_ENCODER_ID
         self.encoder = get_encoder(self.model_type, device=device, dtype=dtype)
@@ -342,7 +345,18 @@ class MoverScorer:
         self, predictions: Sequence[str], references: Sequence[Sequence[str]],
         ref_weights: Sequence[Sequence[float]] | None = None,
     ) -> tuple[list[float], list[float]]:
-        """Per-example (scores, distances); ``references`` holds one list of strings per prediction."""
+        """Per-example (scores, distances); ``references`` holds one list of strings per prediction.
+
+        With ``distributed`` on under torch.distributed (:mod:`nlgmetrics.embed.distributed`) every rank must pass the
+        same inputs; each encodes a share of the texts and all return rank 0's scores."""
+        with sharded_encoding(self.distributed):
+            check_same_inputs(predictions, references, ref_weights)
+            return agree(self._score(predictions, references, ref_weights))
+
+    def _score(
+        self, predictions: Sequence[str], references: Sequence[Sequence[str]],
+        ref_weights: Sequence[Sequence[float]] | None,
+    ) -> tuple[list[float], list[float]]:
         flat_refs = [r for group in references for r in group]
         table = self.embed(list(predictions) + flat_refs)
         idf_pred = idf_ref = None
@@ -351,7 +365,8 @@ class MoverScorer:
         pred_units = self.units(predictions, table, idf_pred)
         ref_units = self.units(flat_refs, table, idf_ref)
         keys = list(dict.fromkeys((p, r) for p, group in zip(predictions, references) for r in group))
-        dist = self.distances([(ref_units[r], pred_units[p]) for p, r in keys])
+        pairs = [(ref_units[r], pred_units[p]) for p, r in keys]  # under sharding each rank solves a share
+        dist = np.asarray(map_sharded(self.distances, pairs, [len(r.mass) * len(p.mass) for r, p in pairs]), float)
         by_key = dict(zip(keys, dist))
         empty = [k for k, d in zip(keys, dist) if np.isnan(d)]
         if empty:
@@ -433,6 +448,7 @@ def compute_moverscore(
     batch_size: int = 64,
     num_threads: int | None = None,
     verbose: bool = False,
+    distributed: bool | str | None = None,
 ) -> dict:
     """MoverScore of each prediction against its reference(s); see the module docstring for the semantics.
 
@@ -446,6 +462,9 @@ def compute_moverscore(
         multi_ref: 'max' or 'mean' over several references; ref_weights: weighted mean instead.
         long_text: 'truncate' (v2) or 'window' (every token embedded). device, dtype, batch_size: the encoder's.
         num_threads: threads for the exact solver (default: usable cores).
+        distributed: sharded encoding under torch.distributed (:mod:`nlgmetrics.embed.distributed`): True, 'auto'
+            (when initialised with several ranks) or False; default None: off unless inside ``sharded_encoding()``.
+            Every rank must then call with the same inputs; all return the same scores.
     Returns:
         ``scores`` (per example, 1 - distance), ``mean`` (their mean), ``distances`` (transport cost, lower is
         closer), ``hashcode`` (model, layer and options).
@@ -456,6 +475,7 @@ def compute_moverscore(
         model_type, num_layers, idf=idf, stop_words=stop_words, n_gram=n_gram, remove_subwords=remove_subwords,
         distance=distance, solver=solver, reg=reg, relaxed=relaxed, multi_ref=multi_ref, long_text=long_text,
         device=device, dtype=dtype, batch_size=batch_size, num_threads=num_threads, verbose=verbose,
+        distributed=distributed,
     )
     scores, distances = scorer.score(preds, refs, weights)
     return {

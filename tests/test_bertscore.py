@@ -170,6 +170,21 @@ def test_batch_size_and_warm_cache_invariance(data):
         assert max(abs(a - b) for a, b in zip(cold[key], warm[key])) <= 1e-6
 
 
+def test_chunked_scoring_equals_one_pass(data, monkeypatch):
+    """More pairs than PAIR_CHUNK are embedded and matched chunk by chunk (bounded memory): the same numbers,
+    idf (from all the references) included."""
+    import nlgmetrics.semantic.bertscore as bs
+    from nlgmetrics.embed import get_cache
+
+    hyps, refs = data["hyps"][:30], data["refs"][:30]
+    one_pass = compute_bertscore(hyps, refs, model_type="minilm", idf=True)
+    monkeypatch.setattr(bs, "PAIR_CHUNK", 7)
+    get_cache().clear()
+    chunked = compute_bertscore(hyps, refs, model_type="minilm", idf=True)
+    for key in ("precision", "recall", "f1"):
+        assert max(abs(a - b) for a, b in zip(one_pass[key], chunked[key])) <= 1e-6
+
+
 def test_hashcode():
     out = compute_bertscore(["a"], ["a"], model_type="minilm", idf=True, use_fast_tokenizer=True)
     assert out["hashcode"].startswith(f"{BUNDLED_ENCODER_ID}_L6_idf_version=nlgmetrics-")

@@ -225,6 +225,25 @@ def test_long_text_is_truncated_as_v2(oracle):
     assert math.isfinite(windowed["scores"][0]) and "long-window" in windowed["hashcode"]
 
 
+def test_chunked_scoring_equals_one_pass(oracle, pairs, monkeypatch):
+    """Streams longer than PAIR_CHUNK pairs are embedded and solved chunk by chunk with the corpus idf taken from the
+    tokenizer: the same numbers as one pass (here with chunks of 7 pairs, a long truncated text and a repeat)."""
+    import nlgmetrics.semantic.moverscore as ms
+
+    preds, refs = pairs
+    long_ref = " ".join(f"word{i % 53} is here" for i in range(140))
+    preds, refs = list(preds) + ["word1 is here", preds[0]], list(refs) + [long_ref, refs[0]]
+    one_pass = {idf: _ms(preds, refs, idf=idf)["scores"] for idf in (True, False)}
+    monkeypatch.setattr(ms, "PAIR_CHUNK", 7)
+    from nlgmetrics.embed import get_cache
+
+    for idf in (True, False):
+        get_cache().clear()
+        chunked = _ms(preds, refs, idf=idf)["scores"]
+        _assert_parity(chunked, one_pass[idf], tol=1e-6)  # batch composition: float32 noise only
+        _assert_parity(chunked, oracle.corpus(preds, refs, idf=idf))
+
+
 # -- defined results, bad input ---------------------------------------------------------------------------------------
 def test_zero_mass_texts_score_zero_with_warning():
     with pytest.warns(UserWarning, match="zero mass"):

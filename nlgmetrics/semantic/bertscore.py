@@ -39,9 +39,9 @@ from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import agree, check_mode, check_same_inputs, sharded_encoding
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
+from nlgmetrics.semantic import PAIR_CHUNK
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 
-PAIR_CHUNK = 4096  # pairs scored per chunk: bounds memory for long streams (the cache keeps repeats)
 _MATCH_BATCH = 128  # pairs per padded similarity batch
 
 

@@ -54,6 +54,7 @@ from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import agree, check_mode, check_same_inputs, map_sharded, sharded_encoding
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
+from nlgmetrics.semantic import PAIR_CHUNK
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 from nlgmetrics.transport import DEFAULT_REG, solve_clouds
 
@@ -318,11 +319,20 @@ class MoverScorer:
                 out[text] = build_units(weights[lo:hi], emb[lo:hi], ~zero[lo:hi], self.n_gram)
         return out
 
-    def idf_arrays(self, predictions: Sequence[str], references: Sequence[str], table: dict):
-        """Each side's idf over its own corpus, as dense arrays over the vocabulary (ids seen included)."""
-        size = max([len(self.encoder.tokenizer)] + [max(table[t][0], default=0) + 1 for t in table])
-        return (idf_array((table[t][0] for t in predictions), size),
-                idf_array((table[t][0] for t in references), size))
+    def token_ids(self, texts: Sequence[str]) -> dict[str, list[int]]:
+        """Unique text -> the input ids :meth:`embed` gives it (cut to the model maximum with ``"truncate"``), from
+        the tokenizer alone."""
+        unique = list(dict.fromkeys(texts))
+        ids = self.encoder.token_ids(unique)
+        if self.long_text == "truncate":
+            ids = [self.encoder._pieces(i, "truncate")[0] for i in ids]
+        return dict(zip(unique, ids))
+
+    def idf_arrays(self, predictions: Sequence[str], references: Sequence[str], ids: Mapping[str, Sequence[int]]):
+        """Each side's idf over its own corpus, as dense arrays over the vocabulary (ids seen included);
+        ``ids``: text -> input ids."""
+        size = max([len(self.encoder.tokenizer)] + [max(ids[t], default=0) + 1 for t in ids])
+        return (idf_array((ids[t] for t in predictions), size), idf_array((ids[t] for t in references), size))
 
     # -- scoring --------------------------------------------------------------------------------------------------
     def distances(self, pairs: Sequence[tuple[Units, Units]]) -> np.ndarray:
@@ -358,15 +368,24 @@ class MoverScorer:
         ref_weights: Sequence[Sequence[float]] | None,
     ) -> tuple[list[float], list[float]]:
         flat_refs = [r for group in references for r in group]
-        table = self.embed(list(predictions) + flat_refs)
+        keys = list(dict.fromkeys((p, r) for p, group in zip(predictions, references) for r in group))
+        # one chunk: embed everything at once; more: embed and solve PAIR_CHUNK pairs at a time (bounded memory),
+        # the corpus-level idf then coming from the tokenizer alone
+        table = self.embed(list(predictions) + flat_refs) if len(keys) <= PAIR_CHUNK else None
         idf_pred = idf_ref = None
         if self.idf:
-            idf_pred, idf_ref = self.idf_arrays(predictions, flat_refs, table)
-        pred_units = self.units(predictions, table, idf_pred)
-        ref_units = self.units(flat_refs, table, idf_ref)
-        keys = list(dict.fromkeys((p, r) for p, group in zip(predictions, references) for r in group))
-        pairs = [(ref_units[r], pred_units[p]) for p, r in keys]  # under sharding each rank solves a share
-        dist = np.asarray(map_sharded(self.distances, pairs, [len(r.mass) * len(p.mass) for r, p in pairs]), float)
+            ids = {t: e[0] for t, e in table.items()} if table is not None else self.token_ids(
+                list(predictions) + flat_refs)
+            idf_pred, idf_ref = self.idf_arrays(predictions, flat_refs, ids)
+        dist = []
+        for start in range(0, len(keys), PAIR_CHUNK):
+            chunk = keys[start : start + PAIR_CHUNK]
+            part = table if table is not None else self.embed([t for key in chunk for t in key])
+            pred_units = self.units([p for p, _ in chunk], part, idf_pred)
+            ref_units = self.units([r for _, r in chunk], part, idf_ref)
+            pairs = [(ref_units[r], pred_units[p]) for p, r in chunk]  # under sharding each rank solves a share
+            dist += map_sharded(self.distances, pairs, [len(r.mass) * len(p.mass) for r, p in pairs])
+        dist = np.asarray(dist, dtype=float)
         by_key = dict(zip(keys, dist))
         empty = [k for k, d in zip(keys, dist) if np.isnan(d)]
         if empty:

@@ -87,9 +87,9 @@ def _per_example(result: dict) -> dict[str, np.ndarray]:
 
 def _assert_close(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> None:
     assert a.keys() == b.keys()
-    for key in a:
-        assert np.all(np.isfinite(a[key])), key
-        np.testing.assert_allclose(b[key], a[key], rtol=0, atol=TOL, err_msg=key)
+    for key, expected in a.items():
+        assert np.all(np.isfinite(expected)), key
+        np.testing.assert_allclose(b[key], expected, rtol=0, atol=TOL, err_msg=key)
 
 
 # -- order --------------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ export HF_DATASETS_OFFLINE=1
 export HF_HUB_DISABLE_TELEMETRY=1
 export TOKENIZERS_PARALLELISM=false
 
-.PHONY: install demo test bench bench-quick validity clean
+.PHONY: install demo test bench bench-quick bench-memory validity clean
 
 install: $(STAMP)
 
@@ -37,6 +37,10 @@ bench: $(STAMP)
 
 bench-quick: $(STAMP)
 	$(PY) -m benchmarks.run --data $(DATA) --quick
+
+# peak RSS of BERTScore/MoverScore over 10k and 100k pairs (slow on a small CPU: every distinct text is encoded)
+bench-memory: $(STAMP)
+	$(PY) -m benchmarks.bench_memory --data $(DATA)
 
 validity: $(STAMP)
 	$(PY) -m benchmarks.validity --data $(DATA)

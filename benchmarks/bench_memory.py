@@ -8,7 +8,7 @@ under the budget), the number of distinct texts and the wall time.
 
     python -m benchmarks.bench_memory [--data ../shared/data] [--sizes 10000,100000] [--metrics bertscore,moverscore]
 
-Writes ``benchmarks/results/memory.json`` and ``memory.md``. Slow on a 2-core CPU (every distinct text is encoded):
+Writes ``benchmarks/results/memory.json`` (merged with earlier runs of other sizes) and ``memory.md``. Slow on a 2-core CPU (every distinct text is encoded):
 about 10-15 minutes for the 100k cases.
 """
 
@@ -104,7 +104,12 @@ def main() -> int:
                 print(f"cache over budget: {rows[-1]}", file=sys.stderr)
                 return 1
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "memory.json").write_text(json.dumps(rows, indent=1))
+    path = RESULTS / "memory.json"
+    earlier = json.loads(path.read_text()) if path.is_file() else []  # runs of other sizes are kept
+    done = {(r["metric"], r["pairs"]) for r in rows}
+    rows = sorted([r for r in earlier if (r["metric"], r["pairs"]) not in done] + rows,
+                  key=lambda r: (r["metric"], r["pairs"]))
+    path.write_text(json.dumps(rows, indent=1))
     (RESULTS / "memory.md").write_text(markdown(rows))
     print(markdown(rows))
     return 0

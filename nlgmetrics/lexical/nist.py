@@ -110,7 +110,7 @@ def score_from_statistics(stats: Sequence[float], max_order: int) -> dict:
     totals = stats[1 + max_order : 1 + 2 * max_order]
     ref_len = sum(stats[1 + 2 * max_order : 1 + 3 * max_order])
     precisions = [float(m / t) if t else 0.0 for m, t in zip(matched, totals)]
-    penalty = length_penalty(max_order * hyp_len, ref_len)
+    penalty = length_penalty(float(max_order * hyp_len), float(ref_len))  # plain floats out, not numpy scalars
     return {"nist": sum(precisions) * penalty, "precisions": precisions, "length_penalty": penalty,
             "translation_length": int(hyp_len), "reference_length": int(round(ref_len / max_order))}
 

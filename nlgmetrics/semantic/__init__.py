@@ -3,4 +3,4 @@
 
 #: Pairs embedded and scored per step by BERTScore and MoverScore: long streams run in bounded memory (embeddings of
 #: one chunk at a time; the shared cache, under its byte budget, keeps what repeats).
-PAIR_CHUNK = 4096
+PAIR_CHUNK = 1024

@@ -196,14 +196,14 @@ def plot(table: dict, selected: dict, pairs: list[str], path: Path) -> None:
     rows = [(name, table[name]["pearson"]) for name in selected.values()]
     order = list(DA_PAIRS)
     rows += [(name, dict(zip(order, values))) for name, values in PUBLISHED.items()]
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = plt.subplots(figsize=(10, 5.5))
     width = 0.8 / max(len(rows), 1)
     for i, (name, values) in enumerate(rows):
         ax.bar([j + i * width for j in range(len(pairs))], [values.get(p, 0.0) for p in pairs], width, label=name)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(pairs))], pairs)
     ax.set_ylabel("Pearson r with WMT17 DA")
     ax.set_ylim(0.3, 0.8)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.08))
     ax.set_title("Segment-level agreement with human judgments (selected configurations vs published)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

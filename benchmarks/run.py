@@ -1,17 +1,21 @@
 """``make bench``: every metric's side-by-side benchmark; writes results/bench.json and results/bench.md.
 
+Each metric's benchmark runs in its own interpreter, so its peak RSS (ours and the anchor together, model loads
+included) is its own.
+
     python -m benchmarks.run [--data ../shared/data] [--quick] [--only bleu,rouge]
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.util
+import subprocess
+import tempfile
 import json
 import platform
 import sys
 import time
-import traceback
 from pathlib import Path
 
 from benchmarks.common import DEFAULT_DATA
@@ -31,20 +35,37 @@ def markdown(results: list[dict], quick: bool) -> str:
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, Python {platform.python_version()}"
         f"{' (--quick)' if quick else ''}. Seconds are best-of-N wall clock, ours and the anchor in one process.",
         "",
-        "| metric | case | ours (s) | anchor | anchor (s) | speed-up | max abs diff |",
-        "|---|---|---|---|---|---|---|",
+        "| metric | case | ours (s) | anchor | anchor (s) | speed-up | max abs diff | peak RSS (MiB) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    notes = []
     for result in results:
         if "error" in result:
-            lines.append(f"| {result['metric']} | failed: {result['error']} | | | | | |")
+            lines.append(f"| {result['metric']} | failed: {result['error']} | | | | | | |")
             continue
         for row in result["rows"]:
+            speedup = row.get("speedup", "")
             lines.append(
                 f"| {result['metric']} | {row['case']} | {_fmt(row.get('ours_s', ''))} | {row.get('anchor', '')} "
-                f"| {_fmt(row.get('anchor_s', ''))} | {_fmt(row.get('speedup', ''))}x "
-                f"| {_fmt(row.get('max_abs_diff', ''))} |"
+                f"| {_fmt(row.get('anchor_s', ''))} | {_fmt(speedup) + 'x' if isinstance(speedup, float) else ''} "
+                f"| {_fmt(row.get('max_abs_diff', ''))} | {row.get('peak_rss_mb', result.get('peak_rss_mb', 0)):.0f} |"
             )
+        notes += [f"- {result['metric']}: {note}" for note in result.get("notes", [])]
+    lines += ["", "Peak RSS: the benchmark's own process (ours and the anchor, models included), or the case's "
+              "subprocess where a case runs in one.", "", *notes]
     return "\n".join(lines) + "\n"
+
+
+def run_isolated(name: str, data: Path, quick: bool) -> dict:
+    """``benchmarks.bench_<name>.run(data, quick)`` in a fresh interpreter; a failure becomes ``{"error": ...}``."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "result.json"
+        code = (f"import json; from pathlib import Path; from benchmarks.bench_{name} import run; "
+                f"Path({str(out)!r}).write_text(json.dumps(run(Path({str(data)!r}), {quick!r})))")
+        proc = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent)
+        if proc.returncode or not out.is_file():  # a failing benchmark is reported, the others still run
+            return {"metric": name, "error": f"exit status {proc.returncode} (traceback above)"}
+        return json.loads(out.read_text())
 
 
 def main() -> int:
@@ -57,16 +78,10 @@ def main() -> int:
         sys.exit(f"benchmark data not found under {args.data}: pass --data PATH (the folder holding wmt17-en-de/)")
     results = []
     for name in args.only.split(","):
-        try:
-            module = importlib.import_module(f"benchmarks.bench_{name}")
-        except ModuleNotFoundError:
+        if importlib.util.find_spec(f"benchmarks.bench_{name}") is None:
             continue
         print(f"== {name}", flush=True)
-        try:
-            result = module.run(args.data, args.quick)
-        except Exception as exc:  # a failing benchmark is reported, the others still run
-            traceback.print_exc()
-            result = {"metric": name, "error": f"{type(exc).__name__}: {exc}"}
+        result = run_isolated(name, args.data, args.quick)
         results.append(result)
         print(json.dumps(result, indent=1), flush=True)
     RESULTS.mkdir(exist_ok=True)

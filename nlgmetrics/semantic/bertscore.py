@@ -39,7 +39,7 @@ from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import agree, check_mode, check_same_inputs, sharded_encoding
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
-from nlgmetrics.semantic import PAIR_CHUNK
+from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 
 _MATCH_BATCH = 128  # pairs per padded similarity batch
@@ -288,6 +288,9 @@ class BERTScorer:
                 chunk[..., ref_empty, 0:2] = 0.0
             chunk[..., 2] = torch.nan_to_num(chunk[..., 2], nan=0.0)
             results.append(chunk)
+            if n > PAIR_CHUNK:
+                del table, weights
+                release_freed_memory()
         return torch.cat(results, dim=-2)
 
     def score(

@@ -54,7 +54,7 @@ from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import agree, check_mode, check_same_inputs, map_sharded, sharded_encoding
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
-from nlgmetrics.semantic import PAIR_CHUNK
+from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 from nlgmetrics.transport import DEFAULT_REG, solve_clouds
 
@@ -385,6 +385,9 @@ class MoverScorer:
             ref_units = self.units([r for _, r in chunk], part, idf_ref)
             pairs = [(ref_units[r], pred_units[p]) for p, r in chunk]  # under sharding each rank solves a share
             dist += map_sharded(self.distances, pairs, [len(r.mass) * len(p.mass) for r, p in pairs])
+            if table is None:
+                del part, pred_units, ref_units, pairs
+                release_freed_memory()
         dist = np.asarray(dist, dtype=float)
         by_key = dict(zip(keys, dist))
         empty = [k for k, d in zip(keys, dist) if np.isnan(d)]

@@ -172,7 +172,7 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
     # the transport stage alone, both sides from ready embeddings and masses
     scorer = MoverScorer(BUNDLED_ENCODER_ID, device="cpu")
     table = scorer.embed(hyps + refs)
-    idf_h, idf_r = scorer.idf_arrays(hyps, refs, table)
+    idf_h, idf_r = scorer.idf_arrays(hyps, refs, {text: entry[0] for text, entry in table.items()})
 
     def ours_transport():
         hu, ru = scorer.units(hyps, table, idf_h), scorer.units(refs, table, idf_r)
@@ -199,10 +199,11 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
     return {
         "metric": "moverscore",
         "rows": rows,
+        "peak_rss_mb": peak_rss_mb(),
         "notes": [
             f"WMT17 DA {SYSTEM_PAIR}, system {system}, first {n} segments (html.unescape), "
             f"{BUNDLED_ENCODER_ID} last layer, CPU, torch threads {torch.get_num_threads()}, "
-            f"exact-solver threads {default_threads()}, peak RSS {peak_rss_mb():.0f} MiB.",
+            f"exact-solver threads {default_threads()}.",
             "Anchor: moverscore v2 word_mover_score re-implemented per pair with ot.emd in place of pyemd "
             "(pyemd cannot be installed here; ot.emd is the faster of the two on these padded joined problems).",
             f"Anchor's own transport share of its end-to-end time: {anchor_stages.get('transport_s', float('nan')):.2f} s.",

@@ -86,6 +86,11 @@ def main() -> int:
         print(json.dumps(result, indent=1), flush=True)
     RESULTS.mkdir(exist_ok=True)
     suffix = "-quick" if args.quick else ""
+    earlier = RESULTS / f"bench{suffix}.json"
+    if earlier.is_file():  # --only: the other metrics' last results are kept
+        ran = {r["metric"] for r in results}
+        kept = [r for r in json.loads(earlier.read_text()) if r["metric"] not in ran]
+        results = sorted(kept + results, key=lambda r: BENCHMARKS.index(r["metric"]))
     (RESULTS / f"bench{suffix}.json").write_text(json.dumps(results, indent=1))
     (RESULTS / f"bench{suffix}.md").write_text(markdown(results, args.quick))
     print((RESULTS / f"bench{suffix}.md").read_text())

@@ -27,7 +27,9 @@ def cluster():
              _node_ip_address="127.0.0.1", configure_logging=False)
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False
-    context.wait_for_min_actors_s = 120  # a pool starts work once all its actors are up, so both take batches
+    # a pool starts work once all its actors are up, so both take batches; starting one (torch, the encoder, WordNet)
+    # can take minutes on a loaded 2-core machine
+    context.wait_for_min_actors_s = 600
     yield
     ray.shutdown()
 

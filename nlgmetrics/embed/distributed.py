@@ -230,3 +230,11 @@ def agree(value: T) -> T:
     box = [value]
     dist.broadcast_object_list(box, src=0)
     return box[0]
+
+
+def score_sharded(mode: bool | str | None, score: Callable[..., T], *inputs: Any) -> T:
+    """``score(*inputs)`` under :func:`sharded_encoding` (``mode``): every rank must pass equal ``inputs``
+    (:func:`check_same_inputs`) and all return rank 0's result (:func:`agree`). The scorers' one entry point."""
+    with sharded_encoding(mode):
+        check_same_inputs(*inputs)
+        return agree(score(*inputs))

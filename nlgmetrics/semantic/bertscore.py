@@ -36,7 +36,7 @@ from typing import Any
 import torch
 
 from nlgmetrics import __version__
-from nlgmetrics.embed.distributed import agree, check_mode, check_same_inputs, sharded_encoding
+from nlgmetrics.embed.distributed import check_mode, score_sharded
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
 from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
@@ -303,9 +303,7 @@ class BERTScorer:
 
         With ``distributed`` on under torch.distributed (:mod:`nlgmetrics.embed.distributed`) every rank must pass the
         same inputs; each encodes a share of the texts and all return rank 0's scores."""
-        with sharded_encoding(self.distributed):
-            check_same_inputs(cands, refs, ref_weights)
-            return agree(self._score(cands, refs, ref_weights))
+        return score_sharded(self.distributed, self._score, cands, refs, ref_weights)
 
     def _score(
         self, cands: Sequence[str], refs: Sequence[str | Sequence[str]], ref_weights: Sequence[Sequence[float]] | None

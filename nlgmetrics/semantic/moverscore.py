@@ -51,7 +51,7 @@ import numpy as np
 import torch
 
 from nlgmetrics import __version__
-from nlgmetrics.embed.distributed import agree, check_mode, check_same_inputs, map_sharded, sharded_encoding
+from nlgmetrics.embed.distributed import check_mode, map_sharded, score_sharded
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
 from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
@@ -359,9 +359,7 @@ class MoverScorer:
 
         With ``distributed`` on under torch.distributed (:mod:`nlgmetrics.embed.distributed`) every rank must pass the
         same inputs; each encodes a share of the texts and all return rank 0's scores."""
-        with sharded_encoding(self.distributed):
-            check_same_inputs(predictions, references, ref_weights)
-            return agree(self._score(predictions, references, ref_weights))
+        return score_sharded(self.distributed, self._score, predictions, references, ref_weights)
 
     def _score(
         self, predictions: Sequence[str], references: Sequence[Sequence[str]],

@@ -190,16 +190,12 @@ def test_missing_model_offline_is_a_clear_error():
     assert "offline" in str(info.value) or "could not be loaded" in str(info.value)
 
 
-def test_batch_plans_cover_every_sequence_once():
+def test_batches_cover_every_sequence_once_longest_first():
     from nlgmetrics.embed.encoder import plan_batches
 
     lengths = [5, 9, 9, 9, 30, 5, 12, 12, 7] * 7
-    for plan in ("sorted", "same_length", "hybrid"):
-        batches = plan_batches(lengths, 8, plan, min_group=4)
-        assert sorted(k for b in batches for k in b) == list(range(len(lengths)))
-        assert all(1 <= len(b) <= 8 for b in batches)
-        firsts = [lengths[b[0]] for b in batches]
-        assert firsts == sorted(firsts, reverse=True)
-    assert all(len({lengths[k] for k in b}) == 1 for b in plan_batches(lengths, 8, "same_length"))
-    with pytest.raises(ValueError, match="batch plan"):
-        plan_batches(lengths, 8, "random")
+    batches = plan_batches(lengths, 8)
+    assert sorted(k for b in batches for k in b) == list(range(len(lengths)))
+    assert [len(b) for b in batches] == [8] * 7 + [7]
+    flat = [lengths[k] for b in batches for k in b]
+    assert flat == sorted(lengths, reverse=True)

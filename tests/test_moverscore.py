@@ -301,6 +301,30 @@ def test_idf_dict_definition():
     assert all(dense[i] == pytest.approx(table[i]) for i in (1, 2, 3, 99))
 
 
+def test_given_idf_pair_replaces_the_corpus_idf(pairs):
+    """idf=(prediction idf, reference idf), as dicts or arrays, gives what idf=True computes from the same corpora;
+    other idfs give other scores; malformed ones are clear errors."""
+    preds, refs = pairs[0][:8], pairs[1][:8]
+    scorer = MoverScorer(BUNDLED_ENCODER_ID)
+    ids = scorer.token_ids(preds + refs)
+    by_side = [idf_dict(ids[t] for t in preds), idf_dict(ids[t] for t in refs)]
+    size = len(scorer.encoder.tokenizer)
+    arrays = [idf_array((ids[t] for t in side), size) for side in (preds, refs)]
+    corpus = _ms(preds, refs)
+    for given in (tuple(by_side), arrays):
+        out = _ms(preds, refs, idf=given)
+        assert out["scores"] == pytest.approx(corpus["scores"], abs=1e-9)
+        assert "idf-given" in out["hashcode"] and "idf-given" not in corpus["hashcode"]
+    larger = idf_dict(ids[t] for t in preds + refs)  # one idf over both sides: a different weighting
+    assert max(abs(a - b) for a, b in zip(_ms(preds, refs, idf=(larger, larger))["scores"], corpus["scores"])) > 1e-4
+    with pytest.raises(TypeError, match="pair"):
+        _ms(preds, refs, idf=by_side[0])
+    with pytest.raises(ValueError, match="defaultdict"):
+        _ms(preds, refs, idf=(dict(idf_dict(ids[t] for t in preds[:2])), by_side[1]))  # ids of preds[2:] missing
+    with pytest.raises(ValueError, match="whole vocabulary"):
+        _ms(preds, refs, idf=(arrays[0][:100], arrays[1]))
+
+
 def test_shares_the_embedding_cache_with_bertscore(pairs):
     """Texts that fit the model are cached under the engine's default namespace, which BERTScore uses too."""
     from nlgmetrics.embed import get_cache, get_encoder

@@ -37,7 +37,8 @@ Args:
     model_type: hub id or local model folder (default: the bundled 'sentence-transformers/all-MiniLM-L6-v2'; the
         original used 'distilbert-base-uncased').
     num_layers: hidden layer to use (default: the last, as v2).
-    idf: bool, idf weights from each side's own corpus (default True, v2); False: every token weighs 1.
+    idf: bool, idf weights from each side's own corpus (default True, v2); False: every token weighs 1; or a pair
+        (prediction idf, reference idf), each a defaultdict token id -> weight (v2's idf_dict_hyp/idf_dict_ref).
     stop_words: list of tokens given zero mass (default none).
     n_gram: int, MoverScore v1's n-gram units (default 1, v2).
     remove_subwords: bool, '##' pieces get zero mass (default True, v2).

@@ -91,12 +91,6 @@ class DocumentFrequencies:
         table.update({int(t): math.log((self.n + 1) / (int(self.df[t]) + 1)) for t in np.flatnonzero(self.df)})
         return table
 
-    def idf_array(self, size: int) -> np.ndarray:
-        """The same idf as a dense array over ids ``0 .. max(size, len(df)) - 1`` (MoverScore's form)."""
-        df = np.zeros(max(size, len(self.df)), dtype=np.int64)
-        df[: len(self.df)] = self.df
-        return np.log((self.n + 1) / (df + 1.0))
-
 
 @dataclass(frozen=True)
 class CorpusIdf:
@@ -145,21 +139,14 @@ def _make_scorer(metric: str, options: Mapping[str, Any]) -> Any:
         if idf.metric != metric:
             raise ValueError(f"{metric}: idf is a CorpusIdf counted for {idf.metric}; compute one for {metric} with "
                              f"corpus_idf(ds, {metric!r}, ...).")
-        options["idf"] = idf.references.idf_dict() if metric == "bertscore" else True
-    if metric == "bertscore":
-        scorer = BERTScorer(**_scorer_options(options))
-    else:
-        scorer = MoverScorer(**options)
-    if isinstance(idf, CorpusIdf):
-        if idf.tokenization != _tokenization(metric, scorer):
-            raise ValueError(f"{metric}: the CorpusIdf was counted for {idf.tokenization!r}, this scorer tokenizes "
-                             f"as {_tokenization(metric, scorer)!r}; recompute it with corpus_idf() and the same "
-                             "model options.")
-        if metric == "moverscore":  # the whole corpus's idf instead of that of each call's texts; the arrays
-            # cover every id of the corpus, so every id a batch can hold
-            size = len(scorer.encoder.tokenizer)
-            arrays = idf.predictions.idf_array(size), idf.references.idf_array(size)
-            scorer.idf_arrays = lambda *args, **kwargs: arrays
+        # the whole corpus's idf instead of that of each call's texts
+        references = idf.references.idf_dict()
+        options["idf"] = references if metric == "bertscore" else (idf.predictions.idf_dict(), references)
+    scorer = BERTScorer(**_scorer_options(options)) if metric == "bertscore" else MoverScorer(**options)
+    if isinstance(idf, CorpusIdf) and idf.tokenization != _tokenization(metric, scorer):
+        raise ValueError(f"{metric}: the CorpusIdf was counted for {idf.tokenization!r}, this scorer tokenizes "
+                         f"as {_tokenization(metric, scorer)!r}; recompute it with corpus_idf() and the same "
+                         "model options.")
     return scorer
 
 

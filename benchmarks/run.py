@@ -45,9 +45,12 @@ def markdown(results: list[dict], quick: bool) -> str:
             continue
         for row in result["rows"]:
             speedup = row.get("speedup", "")
+            shown = _fmt(speedup) + "x" if isinstance(speedup, float) else ""
+            if isinstance(row.get("speedup_cpu"), float):
+                shown += f" (CPU time: {row['speedup_cpu']:.2f}x)"
             lines.append(
                 f"| {result['metric']} | {row['case']} | {_fmt(row.get('ours_s', ''))} | {row.get('anchor', '')} "
-                f"| {_fmt(row.get('anchor_s', ''))} | {_fmt(speedup) + 'x' if isinstance(speedup, float) else ''} "
+                f"| {_fmt(row.get('anchor_s', ''))} | {shown} "
                 f"| {_fmt(row.get('max_abs_diff', ''))} | {row.get('peak_rss_mb', result.get('peak_rss_mb', 0)):.0f} |"
             )
         notes += [f"- {result['metric']}: {note}" for note in result.get("notes", [])]

@@ -1,7 +1,8 @@
 """CUDA check of the embedding metrics (run on a GPU machine; not part of the test suite).
 
 Scores WMT17 de-en pairs (tests/data) with BERTScore on CPU float32 and on CUDA float32 / float16 / bfloat16, and
-reports the largest per-example difference to CPU and the throughput of each. MoverScore is included when POT is
+reports the largest per-example difference to CPU and the throughput of each; CUDA float32 also runs once with the
+padded forward (``encoder.packed = False``) to compare with the padding-free one. MoverScore is included when POT is
 importable.
 
     python -m benchmarks.gpu_check --model PATH [--pairs 600]
@@ -31,12 +32,16 @@ def load_pairs(n: int) -> tuple[list[str], list[str]]:
 
 
 def run_metric(name: str, compute, preds, refs, model: str, key: str, **options) -> dict:
-    from nlgmetrics.embed import clear_encoders, get_cache
+    from nlgmetrics.embed import clear_encoders, get_cache, get_encoder
 
     rows = {}
-    for device, dtype in [("cpu", None), ("cuda", None), ("cuda", "float16"), ("cuda", "bfloat16")]:
+    runs = [("cpu", None, True), ("cuda", None, True), ("cuda", None, False), ("cuda", "float16", True),
+            ("cuda", "bfloat16", True)]
+    for device, dtype, packed in runs:
         clear_encoders()
         get_cache().clear()
+        encoder = get_encoder(model, device=device, dtype=dtype)
+        encoder.packed = encoder.packed and packed  # only where the load-time check turned it on
         compute(preds[:8], refs[:8], model_type=model, device=device, dtype=dtype, **options)  # load + warm up
         seconds = float("inf")
         for _ in range(3):  # the first full pass also pays CUDA's lazy kernel loading for new shapes
@@ -48,8 +53,9 @@ def run_metric(name: str, compute, preds, refs, model: str, key: str, **options)
             if device == "cuda":
                 torch.cuda.synchronize()
             seconds = min(seconds, time.perf_counter() - start)
-        rows[f"{device}/{dtype or 'float32'}"] = {"seconds": seconds, "pairs_per_s": len(preds) / seconds,
-                                                  "scores": result[key]}
+        label = f"{device}/{dtype or 'float32'}" + ("" if packed else "/padded")
+        rows[label] = {"seconds": seconds, "pairs_per_s": len(preds) / seconds, "packed": encoder.packed,
+                       "scores": result[key]}
     base = rows["cpu/float32"]["scores"]
     for label, row in rows.items():
         scores = row.pop("scores")

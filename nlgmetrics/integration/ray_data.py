@@ -33,7 +33,6 @@ an id column to join the scores back on.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ import numpy as np
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.integration.suite import check_metrics, metric_options_for
+from nlgmetrics.semantic.idf import DocumentFrequencies
 
 if TYPE_CHECKING:  # ray is an optional extra
     import ray.data
@@ -69,29 +69,6 @@ _REFUSED = {
 
 
 # -- corpus-level idf -----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class DocumentFrequencies:
-    """Document frequencies over a corpus of ``n`` texts: ``df[t]`` texts contain token id ``t`` (counted once per
-    text; repeated texts count each time)."""
-
-    n: int
-    df: np.ndarray
-
-    @classmethod
-    def count(cls, token_ids: Sequence[Sequence[int]]) -> DocumentFrequencies:
-        """The document frequencies of a list of token-id sequences."""
-        unique = [np.unique(np.asarray(ids, dtype=np.int64)) for ids in token_ids]
-        flat = np.concatenate(unique) if unique else np.zeros(0, dtype=np.int64)
-        return cls(len(unique), np.bincount(flat).astype(np.int64))
-
-    def idf_dict(self) -> defaultdict:
-        """``{t: log((n + 1) / (df(t) + 1))}`` for the ids seen, ``log(n + 1)`` for any other (BERTScore's form)."""
-        unseen = math.log(self.n + 1)
-        table: defaultdict = defaultdict(lambda: unseen)
-        table.update({int(t): math.log((self.n + 1) / (int(self.df[t]) + 1)) for t in np.flatnonzero(self.df)})
-        return table
-
-
 @dataclass(frozen=True)
 class CorpusIdf:
     """What one embedding metric's corpus-level idf needs, from a pass over the whole dataset (:func:`corpus_idf`).

@@ -27,9 +27,8 @@ wins a max.
 
 from __future__ import annotations
 
-import math
 import warnings
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,6 +39,7 @@ from nlgmetrics.embed.distributed import check_mode, score_sharded
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
 from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
+from nlgmetrics.semantic.idf import DocumentFrequencies
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 
 _MATCH_BATCH = 128  # pairs per padded similarity batch
@@ -102,14 +102,9 @@ def get_hash(
 
 
 def idf_from_references(ids: Sequence[Sequence[int]]) -> defaultdict:
-    """bert_score's ``get_idf_dict``: ``log((M + 1) / (c + 1))``, unseen tokens ``log(M + 1)``."""
-    counts: Counter = Counter()
-    for seq in ids:
-        counts.update(set(seq))
-    m = len(ids)
-    idf: defaultdict = defaultdict(lambda: math.log((m + 1) / 1))
-    idf.update({token: math.log((m + 1) / (c + 1)) for token, c in counts.items()})
-    return idf
+    """bert_score's ``get_idf_dict``: ``log((M + 1) / (c + 1))`` over the ``M`` references, unseen tokens
+    ``log(M + 1)`` (:mod:`nlgmetrics.semantic.idf`)."""
+    return DocumentFrequencies.count(ids).idf_dict()
 
 
 def _weights(ids: Sequence[int], idf: Mapping | None, specials: tuple) -> torch.Tensor:

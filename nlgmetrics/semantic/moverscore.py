@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import string
 import warnings
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -56,6 +56,7 @@ from nlgmetrics.embed.distributed import check_mode, map_sharded, score_sharded
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
 from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
+from nlgmetrics.semantic.idf import DocumentFrequencies
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 from nlgmetrics.transport import DEFAULT_REG, solve_clouds
 
@@ -69,16 +70,9 @@ ZERO_MASS_SCORE = 0.0
 
 
 def idf_dict(token_ids: Iterable[Sequence[int]]) -> defaultdict:
-    """MoverScore's idf over one corpus: ``log((N+1)/(df+1))``, df counted once per text; unseen ids ``log(N+1)``."""
-    counts: Counter = Counter()
-    n = 0
-    for ids in token_ids:
-        counts.update(set(ids))
-        n += 1
-    unseen = math.log(n + 1)
-    table = defaultdict(lambda: unseen)
-    table.update({i: math.log((n + 1) / (c + 1)) for i, c in counts.items()})
-    return table
+    """MoverScore's idf over one corpus (:mod:`nlgmetrics.semantic.idf`): ``log((N+1)/(df+1))``, df counted once
+    per text; unseen ids ``log(N+1)``."""
+    return DocumentFrequencies.count(token_ids).idf_dict()
 
 
 @dataclass(frozen=True)
@@ -156,12 +150,7 @@ def build_units(weights: np.ndarray, embeddings: torch.Tensor | np.ndarray, kept
 
 def idf_array(token_ids: Iterable[Sequence[int]], size: int) -> np.ndarray:
     """:func:`idf_dict` as a dense array over ids ``0..size-1`` (the vectorised form used for scoring)."""
-    df = np.zeros(size, dtype=np.int64)
-    n = 0
-    for ids in token_ids:
-        df[np.unique(np.asarray(ids, dtype=np.int64))] += 1
-        n += 1
-    return np.log((n + 1) / (df + 1.0))
+    return DocumentFrequencies.count(token_ids).idf_array(size)
 
 
 _ZERO_FLAGS: dict[tuple, np.ndarray] = {}

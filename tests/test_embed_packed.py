@@ -7,7 +7,8 @@ import random
 import pytest
 import torch
 
-from nlgmetrics.embed.packed import can_pack, matches_padded_forward, packed_hidden_states
+from nlgmetrics.embed.encoder import packing_matches
+from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path
 
 SMALL = dict(vocab_size=120, hidden_size=32, num_hidden_layers=3, num_attention_heads=4, intermediate_size=48)
@@ -64,14 +65,14 @@ def test_packed_equals_padded_forward_every_layer(model_type):
         assert torch.allclose(every[row], expected[row, : len(seq)], atol=1e-5, rtol=0)
         # layer k without the blocks above it: the padded forward's hidden_states[k]
         assert torch.allclose(top[row], expected[row, : len(seq), 2], atol=1e-5, rtol=0)
-    assert matches_padded_forward(model, batch, pad_id)
+    assert packing_matches(model, batch, pad_id=pad_id, device=torch.device("cpu"))
 
 
 def test_load_time_check_rejects_a_forward_that_differs():
     model = _tiny("bert")
     model.config.model_type = "roberta"  # packed positions would start at pad + 1: not what this model computes
     assert can_pack(model)
-    assert not matches_padded_forward(model, _batch(2), 0)
+    assert not packing_matches(model, _batch(2), pad_id=0, device=torch.device("cpu"))
 
 
 def test_other_architectures_are_not_packed():
@@ -90,7 +91,8 @@ def test_bundled_minilm_is_packed_and_matches_the_padded_engine():
     enc = get_encoder(BUNDLED_ENCODER_ID, device="cpu")
     assert enc.packed
     long_text = " ".join(f"word{i} and" for i in range(400))  # windows: several pieces of 510 tokens
-    texts = ["The cat sat on the mat.", "", "猫が座った 😀 emoji", "x", "A quick brown fox.", "A quick brown dog.", long_text]
+    texts = ["The cat sat on the mat.", "", "猫が座った 😀 emoji", "x", "A quick brown fox.", "A quick brown dog.",
+             long_text]
     try:
         for layer in (0, 4, 6, None):
             packed = enc.compute(texts, layer, batch_size=3)

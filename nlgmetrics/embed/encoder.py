@@ -43,7 +43,7 @@ import torch
 
 from nlgmetrics.embed import distributed
 from nlgmetrics.embed.cache import EmbeddingCache, TokenEmbeddings, get_cache
-from nlgmetrics.embed.packed import can_pack, matches_padded_forward, packed_hidden_states
+from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.resources import missing_model_error, resolve_model
 
 ENGINE_VERSION = "1"
@@ -156,6 +156,18 @@ def forward_batch(
     return [hidden[row, :n] for row, n in enumerate(lengths)]
 
 
+def packing_matches(
+    model: torch.nn.Module, probe: Sequence[Sequence[int]], *, pad_id: int, device: torch.device, tol: float = 1e-4
+) -> bool:
+    """Whether :func:`forward_batch`'s packed path gives its padded path's hidden states (every layer) on ``probe``."""
+    padded = forward_batch(model, probe, None, pad_id=pad_id, device=device)
+    try:
+        packed = forward_batch(model, probe, None, pad_id=pad_id, device=device, packed=True)
+    except Exception:  # noqa: BLE001 - an unexpected layout: use the padded forward
+        return False
+    return all(p.shape == q.shape and torch.allclose(p, q, atol=tol, rtol=0) for p, q in zip(packed, padded))
+
+
 class Encoder:
     """A tokenizer and model loaded once; see the module docstring for the semantics of :meth:`embed`."""
 
@@ -228,7 +240,8 @@ class Encoder:
         self.pad_id = int(pad) if pad is not None else 0
         # padding-free forward for BERT-family models, once it reproduces the padded forward on a probe batch
         probe = self.token_ids(["Hello world.", "A cat sat on the mat!", "An emoji: \U0001F600", "Hello there."])
-        self.packed = can_pack(self.model) and matches_padded_forward(self.model, probe, self.pad_id)
+        self.packed = can_pack(self.model) and packing_matches(
+            self.model, probe, pad_id=self.pad_id, device=self.device)
 
         revision = getattr(config, "_commit_hash", None)
         self.model_id = (

@@ -13,8 +13,8 @@ of equal-length sequences (a batch is length-sorted, so each group is a contiguo
 It calls the model's own submodules for everything but the attention product, so it is exact up to float32
 summation order (|Δ| ~1e-6 on hidden states, ~1e-7 on scores). It applies to the architectures in
 :data:`PACKABLE_MODEL_TYPES` with absolute positions, and an :class:`~nlgmetrics.embed.encoder.Encoder` turns it on
-only after :func:`matches_padded_forward` has checked it against the model's padded forward at load time; any other
-model runs the standard padded forward.
+only after :func:`~nlgmetrics.embed.encoder.packing_matches` has checked it against the padded forward at load
+time; any other model runs the standard padded forward.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def can_pack(model: torch.nn.Module) -> bool:
     layers = getattr(getattr(model, "encoder", None), "layer", None)
     if not isinstance(layers, torch.nn.ModuleList) or not hasattr(model, "embeddings"):
         return False
-    needed = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output", "intermediate", "output")
+    needed = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output", "intermediate",
+              "output")
     return all(_has_path(block, path) for block in layers for path in needed)
 
 
@@ -119,25 +120,3 @@ def packed_hidden_states(
         if layer is None:
             states.append(x)
     return torch.stack(states, dim=1) if layer is None else x
-
-
-def matches_padded_forward(model: torch.nn.Module, probe: Sequence[Sequence[int]], pad_id: int, tol: float = 1e-4) -> bool:
-    """Whether the packed forward gives the model's own padded-forward hidden states (every layer) on ``probe``."""
-    device = next(model.parameters()).device
-    width = max(len(ids) for ids in probe)
-    input_ids = torch.full((len(probe), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(probe), width), dtype=torch.long)
-    for row, ids in enumerate(probe):
-        input_ids[row, : len(ids)] = torch.as_tensor(ids)
-        mask[row, : len(ids)] = 1
-    with torch.inference_mode():
-        padded = model(input_ids=input_ids.to(device), attention_mask=mask.to(device), output_hidden_states=True)
-        expected = torch.stack(padded.hidden_states, dim=2)
-        try:
-            packed = packed_hidden_states(model, probe, None, device).split([len(ids) for ids in probe])
-        except Exception:  # noqa: BLE001 - an unexpected layout: use the padded forward
-            return False
-    return all(
-        got.shape == expected[row, : len(ids)].shape and torch.allclose(got, expected[row, : len(ids)], atol=tol, rtol=0)
-        for row, (ids, got) in enumerate(zip(probe, packed))
-    )

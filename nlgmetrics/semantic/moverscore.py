@@ -11,9 +11,9 @@ document frequency df(t) counted once per text and N the number of texts::
     w(t)   = 0 if t contains '##', is one punctuation character, or is a stop word, else idf(t)   (idf=False: 1)
 
 A given idf (``idf=(prediction idf, reference idf)``, v2's ``idf_dict_hyp``/``idf_dict_ref``, say counted over a
-larger corpus) replaces the two corpus idfs. With idf on, ``[CLS]`` and ``[SEP]`` occur in every text, so their idf is log(1) = 0; with ``idf=False`` every token,
-``[CLS]`` and ``[SEP]`` included, weighs 1 (unless one of the zero-mass rules applies). Masses are normalised per
-text: ``a = w_ref / sum w_ref``, ``b = w_pred / sum w_pred``.
+larger corpus) replaces the two corpus idfs. With idf on, ``[CLS]`` and ``[SEP]`` occur in every text, so their idf
+is log(1) = 0; with ``idf=False`` every token, ``[CLS]`` and ``[SEP]`` included, weighs 1 (unless one of the
+zero-mass rules applies). Masses are normalised per text: ``a = w_ref / sum w_ref``, ``b = w_pred / sum w_pred``.
 
 Transport. Embeddings are L2-normalised; the ground cost between a reference token x and a prediction token y is
 ``||x - y||`` (``distance="euclidean"``, v2) or ``1 - cos(x, y)`` (``"cosine"``)::

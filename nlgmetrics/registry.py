@@ -1,30 +1,177 @@
-"""Every metric's entry point, by name: one place the CLI, the demo, the suite module and the adapters look up.
+"""Every metric, declared once: its entry point and what the adapters need to know about it.
 
 Each entry point is ``compute_<name>(predictions, references, **options) -> dict`` with JSON-friendly values
 (floats, ints, strings, lists of them). Entries import lazily, so the lexical metrics never load torch.
+
+The CLI, the demo, the suite (``nlg_suite``, Trainer), lm-eval, Ray, the Hub builder and the test tables all read
+:data:`SPECS`; none keeps its own per-metric table. Adding a metric: write its core file, add one :class:`MetricSpec`
+here, a thin module ``metrics/<name>/<name>.py``, a card ``hub_cards/<name>/README.md`` and its tests (README.md,
+"Adding a metric").
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
-from typing import Callable
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
-METRICS: dict[str, str] = {
-    "bleu": "nlgmetrics.lexical.bleu:compute_bleu",
-    "nist": "nlgmetrics.lexical.nist:compute_nist",
-    "rouge": "nlgmetrics.lexical.rouge:compute_rouge",
-    "meteor": "nlgmetrics.lexical.meteor:compute_meteor",
-    "bertscore": "nlgmetrics.semantic.bertscore:compute_bertscore",
-    "moverscore": "nlgmetrics.semantic.moverscore:compute_moverscore",
+LEXICAL = "lexical"
+EMBEDDING = "embedding"
+
+
+def _frozen(mapping: Mapping | None = None) -> Mapping:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """What nlgmetrics knows about one metric besides its algorithm.
+
+    - ``entry``: ``"module:function"`` of the compute function.
+    - ``kind``: ``"lexical"`` (text statistics, no torch) or ``"embedding"`` (the shared encoder engine).
+    - ``headline``: the flat result keys a report leads with (lm-eval metrics, demo columns, a Space's example).
+    - ``per_example``: result key holding one value per example -> its column name (Ray columns; suite means of
+      lists). Empty with ``per_example_lists``: every list-valued key, under its own name (ROUGE).
+    - ``per_example_options``: options that make the compute function return those per-example values.
+    - ``corpus_level``: the headline is a corpus statistic, not the mean of per-example scores (BLEU, NIST, chrF,
+      TER): a per-example column is then another number (sentence BLEU), and lm-eval must aggregate the whole corpus.
+    - ``aliases``: other accepted option names -> the compute function's own (e.g. HF evaluate's names).
+    - ``extras``: the pip extras (``nlgmetrics[...]``) the metric needs with its default options.
+    - ``demo_options``: options ``make demo`` scores the bundled sample with.
+    - ``sentence_lines``: the metric reads newlines as sentence boundaries (rougeLsum), so the suite's
+      ``sentence_split`` applies to it.
+    - ``flat_renames`` / ``flat_skip``: scalar result keys renamed in, or left out of, the flat ``{name: float}``
+      summaries (the suite, Trainer and lm-eval) because another key carries the same number.
+    - ``refused_per_example``: options that have no per-example meaning -> why (Ray refuses them).
+    """
+
+    name: str
+    entry: str
+    kind: str
+    headline: tuple[str, ...]
+    per_example: Mapping[str, str] = field(default_factory=_frozen)
+    per_example_lists: bool = False
+    per_example_options: Mapping[str, Any] = field(default_factory=_frozen)
+    corpus_level: bool = False
+    aliases: Mapping[str, str] = field(default_factory=_frozen)
+    extras: tuple[str, ...] = ()
+    demo_options: Mapping[str, Any] = field(default_factory=_frozen)
+    sentence_lines: bool = False
+    flat_renames: Mapping[str, str] = field(default_factory=_frozen)
+    flat_skip: frozenset[str] = frozenset()
+    refused_per_example: Mapping[str, str] = field(default_factory=_frozen)
+
+    def __post_init__(self) -> None:
+        if self.kind not in (LEXICAL, EMBEDDING):
+            raise ValueError(f"{self.name}: kind must be {LEXICAL!r} or {EMBEDDING!r}, got {self.kind!r}.")
+        for name in ("per_example", "per_example_options", "aliases", "demo_options", "flat_renames",
+                     "refused_per_example"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+    @property
+    def function(self) -> Callable[..., dict]:
+        """The compute function (imported on first use)."""
+        return get_metric(self.name)
+
+    def option_names(self) -> list[str]:
+        """The compute function's keyword options, in signature order."""
+        parameters = list(inspect.signature(self.function).parameters.values())[2:]
+        return [p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+    def option_types(self) -> dict[str, Any]:
+        """``{option: annotation}`` from the compute function's type hints (``bool``, ``int | None``, ...)."""
+        hints = typing.get_type_hints(self.function)
+        return {name: hints.get(name, Any) for name in self.option_names()}
+
+    def canonical_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` with aliases replaced by the compute function's own names; an unknown name raises a
+        ``ValueError`` naming the metric, the accepted names and the closest match."""
+        known = self.option_names()
+        out: dict[str, Any] = {}
+        for key, value in options.items():
+            name = self.aliases.get(key, key)
+            if name not in known:
+                raise ValueError(unknown_option_message(self.name, key, [*known, *self.aliases]))
+            if name in out:
+                raise ValueError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
+            out[name] = value
+        return out
+
+
+def unknown_option_message(metric: str, option: str, accepted: list[str]) -> str:
+    """``metric`` does not take ``option``: the accepted names and the closest match."""
+    close = difflib.get_close_matches(option, accepted, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return f"{metric} does not take the option {option!r}.{hint} Accepted: {', '.join(sorted(accepted))}."
+
+
+_BERTSCORE_KEYS = {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"}
+_EMBEDDING_REFUSED = {
+    "diversity": "self-BERTScore compares each prediction with all the others",
+    "ref_weights": "per-example weights are not read from a column",
+    "all_layers": "per-layer scores do not fit one column",
+    "distributed": "the actor pool already shares the work out; actors form no torch.distributed group",
 }
+_BOOTSTRAP_REFUSED = {"n_bootstrap": "a bootstrap interval is over the whole corpus"}
+_BUNDLED = "sentence-transformers/all-MiniLM-L6-v2"  # nlgmetrics.resources.BUNDLED_ENCODER_ID, without importing it
+
+#: every metric, in the order reports list them.
+SPECS: dict[str, MetricSpec] = {
+    spec.name: spec
+    for spec in (
+        MetricSpec(
+            "bleu", "nlgmetrics.lexical.bleu:compute_bleu", LEXICAL, headline=("bleu",),
+            per_example={"scores": "sentence_bleu"}, per_example_options={"sentence_scores": True},
+            corpus_level=True, flat_skip=frozenset({"sys_len", "ref_len"}), refused_per_example=_BOOTSTRAP_REFUSED,
+        ),
+        MetricSpec(
+            "nist", "nlgmetrics.lexical.nist:compute_nist", LEXICAL, headline=("nist",), corpus_level=True,
+            flat_skip=frozenset({"nist_mt"}), refused_per_example=_BOOTSTRAP_REFUSED,
+        ),
+        MetricSpec(
+            "rouge", "nlgmetrics.lexical.rouge:compute_rouge", LEXICAL,
+            headline=("rouge1", "rouge2", "rougeL", "rougeLsum"), per_example_lists=True,
+            per_example_options={"use_aggregator": False}, sentence_lines=True, refused_per_example=_BOOTSTRAP_REFUSED,
+        ),
+        MetricSpec(
+            "meteor", "nlgmetrics.lexical.meteor:compute_meteor", LEXICAL, headline=("meteor",),
+            per_example={"scores": "meteor"}, extras=("wordnet",),
+        ),
+        MetricSpec(
+            "bertscore", "nlgmetrics.semantic.bertscore:compute_bertscore", EMBEDDING,
+            headline=tuple(_BERTSCORE_KEYS.values()), per_example=_BERTSCORE_KEYS, extras=("encoder",),
+            demo_options={"model_type": _BUNDLED}, refused_per_example=_EMBEDDING_REFUSED,
+        ),
+        MetricSpec(
+            "moverscore", "nlgmetrics.semantic.moverscore:compute_moverscore", EMBEDDING, headline=("moverscore",),
+            per_example={"scores": "moverscore"}, extras=("encoder",), demo_options={"model_type": _BUNDLED},
+            refused_per_example=_EMBEDDING_REFUSED,
+        ),
+    )
+}
+
+#: ``{name: "module:function"}`` of every metric (kept for callers of the earlier registry).
+METRICS: dict[str, str] = {name: spec.entry for name, spec in SPECS.items()}
+
+
+def get_spec(name: str) -> MetricSpec:
+    """The :class:`MetricSpec` of metric ``name`` (a ``ValueError`` naming the known metrics otherwise)."""
+    if name not in SPECS:
+        close = difflib.get_close_matches(str(name), list(SPECS), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown metric {name!r}.{hint} Choose one of {', '.join(SPECS)}.")
+    return SPECS[name]
 
 
 def get_metric(name: str) -> Callable[..., dict]:
     """The compute function of metric ``name``."""
-    if name not in METRICS:
-        raise ValueError(f"unknown metric {name!r}; choose one of {', '.join(available_metrics())}.")
-    module_name, function_name = METRICS[name].split(":")
+    module_name, function_name = get_spec(name).entry.split(":")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -34,6 +181,14 @@ def get_metric(name: str) -> Callable[..., dict]:
     return getattr(module, function_name)
 
 
-def available_metrics() -> list[str]:
-    """Names of the metrics implemented in this installation, in ``METRICS`` order."""
-    return [name for name, target in METRICS.items() if importlib.util.find_spec(target.split(":")[0]) is not None]
+def available_metrics(kind: str | None = None) -> list[str]:
+    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order."""
+    return [
+        name for name, spec in SPECS.items()
+        if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
+    ]
+
+
+def metrics_of_kind(kind: str) -> tuple[str, ...]:
+    """Every declared metric of ``kind`` (``"lexical"`` or ``"embedding"``), installed or not."""
+    return tuple(name for name, spec in SPECS.items() if spec.kind == kind)

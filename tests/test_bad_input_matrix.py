@@ -8,15 +8,11 @@ import sys
 
 import pytest
 
-from nlgmetrics.registry import available_metrics
+from nlgmetrics.registry import SPECS, available_metrics
 
 from conftest import REPO
-from nlgmetrics.resources import BUNDLED_ENCODER_ID
 
-OPTIONS = {
-    "bertscore": {"model_type": BUNDLED_ENCODER_ID},
-    "moverscore": {"model_type": BUNDLED_ENCODER_ID},
-}
+OPTIONS = {name: dict(spec.demo_options) for name, spec in SPECS.items()}
 METRICS = available_metrics()
 LONG = " ".join(f"word{i % 97} and" for i in range(3000))  # 6,000 words
 
@@ -91,8 +87,7 @@ def test_cli_scores_and_reports_bad_files(tmp_path, name):
     ref.write_text("the cat sat on a mat\na reference\n猫坐在垫子上了\n", encoding="utf-8")
     short.write_text("only one line\n", encoding="utf-8")
     binary.write_bytes(b"fine\n\xff\xfe broken\nok\n")
-    extra = [f"-o model_type={BUNDLED_ENCODER_ID}"] if name in OPTIONS else []
-    extra = [part for item in extra for part in item.split(" ", 1)]
+    extra = [part for key, value in OPTIONS[name].items() for part in ("-o", f"{key}={value}")]
     ok = _cli("score", "--metric", name, "-p", str(hyp), "-r", str(ref), "--format", "json", *extra)
     assert ok.returncode == 0, ok.stderr
     assert '"metric": "' + name + '"' in ok.stdout

@@ -131,7 +131,7 @@ def test_moverscore_sharded_equals_one_process(pairs, ranks):
     single = compute_moverscore(hyps, refs)
     for result in ranks:
         assert _close(result["moverscore"]["scores"], single["scores"])
-        assert abs(result["moverscore"]["mean"] - single["mean"]) <= 1e-6
+        assert abs(result["moverscore"]["moverscore"] - single["moverscore"]) <= 1e-6
     assert ranks[0]["moverscore"] == ranks[1]["moverscore"]
     done = [r["moverscore_computed"] for r in ranks]
     assert sorted(done[0] + done[1]) == sorted(set(hyps + refs))

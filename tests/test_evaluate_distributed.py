@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from nlgmetrics.registry import available_metrics
+from nlgmetrics.registry import EMBEDDING, LEXICAL, SPECS, available_metrics
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 180
 TOL = 1e-6  # float32 encoder sums differ in the last bits between processes with different thread counts
 
-FORK_CASES = {"bleu": {}, "nist": {}, "rouge": {"use_stemmer": True}, "meteor": {}}
+# lexical modules fork; modules that load torch use a spawned pool (fork after torch threads can hang)
+FORK_CASES = {name: {"use_stemmer": True} if name == "rouge" else {} for name in available_metrics(LEXICAL)}
 SPAWN_CASES = {
-    "bertscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 8},
-    "moverscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 8},
+    **{name: {**SPECS[name].demo_options, "batch_size": 8} for name in available_metrics(EMBEDDING)},
     "nlg_suite": {
         "metrics": ["bleu", "rouge", "bertscore"],
         "metric_options": {"bleu": {"tokenize": "intl", "sentence_scores": True}, "rouge": {"use_stemmer": True}},

@@ -126,9 +126,9 @@ def test_parity_with_oracle_on_wmt17(oracle, pairs, idf):
     preds, refs = pairs
     result = _ms(preds, refs, idf=idf)
     _assert_parity(result["scores"], oracle.corpus(preds, refs, idf=idf))
-    assert result["mean"] == pytest.approx(np.mean(result["scores"]), abs=1e-12)
+    assert result["moverscore"] == pytest.approx(np.mean(result["scores"]), abs=1e-12)
     np.testing.assert_allclose(result["distances"], 1 - np.array(result["scores"]), atol=1e-12)
-    assert 0.2 < result["mean"] < 0.9  # real, non-degenerate values
+    assert 0.2 < result["moverscore"] < 0.9  # real, non-degenerate values
 
 
 def test_parity_options(oracle, pairs):
@@ -262,7 +262,7 @@ def test_identical_and_empty_texts_are_finite():
     same = _ms(["the cat sat on the mat", "a dog ran home"], ["the cat sat on the mat", "the dog ran away"], idf=False)
     assert same["scores"][0] == pytest.approx(1.0, abs=1e-6)  # (with idf the two sides' corpora weigh it apart)
     result = _ms(["", "   ", "猫坐在垫子上。", "I ❤️ 🐍"], ["a reference", "", "猫坐在垫子上了。", "I ❤️ python"], idf=False)
-    assert all(math.isfinite(s) for s in result["scores"] + result["distances"] + [result["mean"]])
+    assert all(math.isfinite(s) for s in result["scores"] + result["distances"] + [result["moverscore"]])
 
 
 @pytest.mark.parametrize(

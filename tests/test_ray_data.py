@@ -9,7 +9,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from nlgmetrics.integration.ray_data import (  # noqa: E402
-    COLUMNS, CorpusIdf, MetricScorer, batch_texts, corpus_idfs, score_dataset,
+    CorpusIdf, MetricScorer, batch_texts, columns, corpus_idfs, score_dataset,
 )
 from nlgmetrics.registry import get_metric  # noqa: E402
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
@@ -56,7 +56,7 @@ def expected(pairs) -> dict[str, np.ndarray]:
     for run, kwargs in options.items():
         name = run.split("_")[0]
         result = get_metric(name)(pairs["prediction"], pairs["reference"], **kwargs)
-        keys = COLUMNS[name] or {key: key for key, value in result.items() if isinstance(value, list)}
+        keys = columns(name, result)
         suffix = run[len(name):]
         out |= {column + suffix: np.asarray(result[key], dtype=np.float64) for key, column in keys.items()}
     return out

@@ -45,7 +45,7 @@ def test_flat_names():
     assert flatten_result("bertscore", {"precision": [0.5, 1.0], "recall": [1.0, 1.0], "f1": [0.0, 1.0],
                                         "hashcode": "h"}) == {
         "bertscore_precision": 0.75, "bertscore_recall": 1.0, "bertscore_f1": 0.5}
-    assert flatten_result("moverscore", {"scores": [0.2, 0.4], "mean": 0.3, "distances": [0.8, 0.6]}) == {
+    assert flatten_result("moverscore", {"scores": [0.2, 0.4], "moverscore": 0.3, "distances": [0.8, 0.6]}) == {
         "moverscore": 0.3}
     assert flatten_result("moverscore", {"scores": [0.2, 0.4]}) == {"moverscore": pytest.approx(0.3)}
     assert flatten_result("rouge", {"rouge1": 0.5, "rougeLsum_recall": 0.25}) == {"rouge1": 0.5, "rougeLsum_recall": 0.25}

@@ -52,7 +52,7 @@ Args:
     batch_size: int, texts per encoder batch (default 64). num_threads: threads of the exact solver.
 Returns:
     scores: MoverScore of each example (1 - distance; higher is closer).
-    mean: the mean of scores.
+    moverscore: the mean of scores (the corpus score).
     distances: transport distance of each example (lower is closer).
     hashcode: model, layer and options.
     A text whose tokens all have zero mass (only punctuation, say, or idf over a corpus of one text: pass idf=False
@@ -64,7 +64,7 @@ Examples:
     >>> result = moverscore.compute(predictions=predictions, references=references, idf=False)
     >>> [round(s, 4) for s in result["scores"]]
     [0.594, 0.3456]
-    >>> round(result["mean"], 4), [round(d, 4) for d in result["distances"]]
+    >>> round(result["moverscore"], 4), [round(d, 4) for d in result["distances"]]
     (0.4698, [0.406, 0.6544])
     >>> same = moverscore.compute(predictions=["the cat sat on the mat"], references=["the cat sat on the mat"],
     ...                           idf=False)

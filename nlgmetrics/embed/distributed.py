@@ -72,11 +72,21 @@ def sharded_encoding(mode: bool | str | None = True) -> Iterator[None]:
     if mode is None:
         yield
         return
+    from nlgmetrics.embed.encoder import MISSING_TEXTS_HOOK
+
     token = _MODE.set(check_mode(mode))
+    hook_token = MISSING_TEXTS_HOOK.set(_encode_missing)
     try:
         yield
     finally:
+        MISSING_TEXTS_HOOK.reset(hook_token)
         _MODE.reset(token)
+
+
+def _encode_missing(encoder: Encoder, missing: Sequence[str], layer: int | None, **options: Any):
+    """The engine's hook inside :func:`sharded_encoding`: shard the missing texts when sharding is active, else
+    decline (None: the engine encodes them itself)."""
+    return compute_sharded(encoder, missing, layer, **options) if active() else None
 
 
 def _initialised_world() -> tuple[int, int] | None:

@@ -35,13 +35,13 @@ import hashlib
 import os
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from pathlib import Path
 
 import torch
 
-from nlgmetrics.embed import distributed
 from nlgmetrics.embed.cache import EmbeddingCache, TokenEmbeddings, get_cache
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.resources import missing_model_error, resolve_model
@@ -166,6 +166,15 @@ def packing_matches(
     except Exception:  # noqa: BLE001 - an unexpected layout: use the padded forward
         return False
     return all(p.shape == q.shape and torch.allclose(p, q, atol=tol, rtol=0) for p, q in zip(packed, padded))
+
+
+#: Set by :func:`nlgmetrics.embed.distributed.sharded_encoding`: called as ``hook(encoder, missing, layer,
+#: batch_size=..., long_text=..., progress=...)`` by every :meth:`Encoder.embed` (even with no text missing, since
+#: sharding is collective), it returns ``(text, embeddings)`` pairs computed across processes, or None to decline
+#: (the missing texts are then encoded here). The engine itself knows nothing of torch.distributed.
+MISSING_TEXTS_HOOK: ContextVar[Callable[..., Iterable[tuple[str, TokenEmbeddings]] | None] | None] = ContextVar(
+    "nlgmetrics_missing_texts_hook", default=None
+)
 
 
 class Encoder:
@@ -452,14 +461,12 @@ class Encoder:
                 missing.append(text)
             else:
                 found[text] = entry
-        sharded = distributed.active()  # torch.distributed, when turned on: see nlgmetrics.embed.distributed
-        if missing or sharded:
+        hook = MISSING_TEXTS_HOOK.get()
+        if missing or hook is not None:
             options = {"batch_size": batch_size, "long_text": long_text, "progress": progress}
-            computed = (
-                distributed.compute_sharded(self, missing, layer, **options)
-                if sharded
-                else zip(missing, self.compute(missing, layer, **options))
-            )
+            computed = hook(self, missing, layer, **options) if hook is not None else None
+            if computed is None:
+                computed = zip(missing, self.compute(missing, layer, **options)) if missing else ()
             for text, entry in computed:
                 cache.put(namespace, text, entry)
                 found[text] = entry

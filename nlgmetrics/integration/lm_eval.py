@@ -39,14 +39,9 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from nlgmetrics.integration.suite import compute_suite, flatten_result
-from nlgmetrics.registry import METRICS, available_metrics
+from nlgmetrics.registry import SPECS, available_metrics
 
 PREFIX = "nlgm_"
-#: the scores reported per metric (flat keys, see nlgmetrics.integration.suite); others: the metric's own name.
-HEADLINE_KEYS: dict[str, tuple[str, ...]] = {
-    "rouge": ("rouge1", "rouge2", "rougeL", "rougeLsum"),
-    "bertscore": ("bertscore_precision", "bertscore_recall", "bertscore_f1"),
-}
 _SEPARATOR_OPTION = "reference_separator"
 
 _MEMO: OrderedDict[tuple, dict[str, float]] = OrderedDict()
@@ -55,10 +50,11 @@ _LOCK = threading.Lock()
 
 
 def lm_eval_names(metrics: list[str] | None = None) -> dict[str, tuple[str, str]]:
-    """``{lm-eval name: (nlgmetrics metric, flat result key)}`` for ``metrics`` (default: every metric known)."""
+    """``{lm-eval name: (nlgmetrics metric, flat result key)}`` for ``metrics`` (default: every metric known): one per
+    headline key of the metric's spec (flat keys, see nlgmetrics.integration.suite)."""
     names = {}
-    for metric in metrics if metrics is not None else list(METRICS):
-        for key in HEADLINE_KEYS.get(metric, (metric,)):
+    for metric in metrics if metrics is not None else list(SPECS):
+        for key in SPECS[metric].headline:
             names[PREFIX + key] = (metric, key)
     return names
 

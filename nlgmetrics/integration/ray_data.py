@@ -15,7 +15,7 @@ taken from the cluster: GPU actors, one per GPU, when ``ray.cluster_resources()`
 is asked; else CPU actors, one per ``num_cpus`` CPUs. The numbers are those of the single-process functions
 (``compute_bertscore``, ``compute_moverscore``, ...) on the whole corpus, example for example.
 
-Columns added per metric (:data:`COLUMNS`): ``bertscore_precision``, ``bertscore_recall``, ``bertscore_f1``;
+Columns added per metric (each metric's spec, :func:`columns`): ``bertscore_precision``, ``bertscore_recall``, ``bertscore_f1``;
 ``moverscore``; ``sentence_bleu`` (0-100, sentence BLEU); ``meteor``; for ROUGE each type's F, precision and recall
 (``rouge1``, ``rouge1_precision``, ``rouge1_recall``, ...). NIST has no per-example score and is refused.
 
@@ -42,30 +42,22 @@ import numpy as np
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.integration.suite import check_metrics, metric_options_for
+from nlgmetrics.registry import EMBEDDING, get_spec, metrics_of_kind
 from nlgmetrics.semantic.idf import DocumentFrequencies
 
 if TYPE_CHECKING:  # ray is an optional extra
     import ray.data
 
-EMBEDDING_METRICS = ("bertscore", "moverscore")
-#: result key -> column, per metric; ROUGE: every per-example key, under its own name.
-COLUMNS: dict[str, dict[str, str]] = {
-    "bertscore": {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"},
-    "moverscore": {"scores": "moverscore"},
-    "bleu": {"scores": "sentence_bleu"},
-    "meteor": {"scores": "meteor"},
-    "rouge": {},
-}
-#: options forced so that the lexical compute functions return per-example lists.
-_PER_EXAMPLE = {"bleu": {"sentence_scores": True}, "rouge": {"use_aggregator": False}}
-#: options that need the whole corpus, or give no per-example column.
-_REFUSED = {
-    "n_bootstrap": "a bootstrap interval is over the whole corpus",
-    "diversity": "self-BERTScore compares each prediction with all the others",
-    "ref_weights": "per-example weights are not read from a column",
-    "all_layers": "per-layer scores do not fit one column",
-    "distributed": "the actor pool already shares the work out; actors form no torch.distributed group",
-}
+EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
+
+
+def columns(metric: str, result: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Result key -> column name of ``metric``'s per-example scores (its spec's ``per_example``; for a metric with
+    ``per_example_lists``, every list-valued key of ``result`` under its own name)."""
+    spec = get_spec(metric)
+    if spec.per_example_lists:
+        return {key: key for key, value in (result or {}).items() if isinstance(value, list)}
+    return dict(spec.per_example)
 
 
 # -- corpus-level idf -----------------------------------------------------------------------------------------------
@@ -137,10 +129,11 @@ def _check_columns(prediction_column: str, reference_columns: str | Sequence[str
 
 
 def _check_metric_options(metric: str, options: Mapping[str, Any]) -> None:
-    if metric == "nist":
-        raise ValueError("nist has no per-example score (its information weights come from the whole reference "
-                         "set): collect the columns and call nlgmetrics.registry.get_metric('nist') once.")
-    for option, why in _REFUSED.items():
+    spec = get_spec(metric)
+    if not spec.per_example and not spec.per_example_lists:
+        raise ValueError(f"{metric} has no per-example score (it is a corpus statistic): collect the columns and call "
+                         f"nlgmetrics.registry.get_metric({metric!r}) once.")
+    for option, why in spec.refused_per_example.items():
         if options.get(option):
             raise ValueError(f"{metric}: {option}={options[option]!r} is not supported per batch ({why}); "
                              "compute it in one process on the collected columns.")
@@ -231,9 +224,9 @@ class MetricScorer:
             elif name == "moverscore":
                 result = {"scores": self._scorers[name].score(predictions, references)[0]}
             else:
-                result = get_metric(name)(predictions, references, **(self.options[name] | _PER_EXAMPLE.get(name, {})))
-            keys = COLUMNS[name] or {key: key for key, value in result.items() if isinstance(value, list)}
-            for key, column in keys.items():
+                options = self.options[name] | dict(get_spec(name).per_example_options)
+                result = get_metric(name)(predictions, references, **options)
+            for key, column in columns(name, result).items():
                 out[column] = np.asarray(result[key], dtype=np.float64)
         return out
 
@@ -380,7 +373,7 @@ def score_dataset(
     batch_size: int = 256,
     num_threads: int | None = None,
 ) -> ray.data.Dataset:
-    """``ds`` with per-example score columns (:data:`COLUMNS`), scored by a pool of :class:`MetricScorer` actors.
+    """``ds`` with per-example score columns (:func:`columns`), scored by a pool of :class:`MetricScorer` actors.
 
     Args:
         metrics, prediction_column, reference_columns, metric_options, shared_options: as :class:`MetricScorer`.

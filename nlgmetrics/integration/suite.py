@@ -1,9 +1,9 @@
 """Several metrics in one pass, each with its own options, and flat float summaries of their results.
 
 Shared by the ``nlg_suite`` evaluate module, the transformers adapter and the lm-eval adapter. Every metric is looked
-up in :mod:`nlgmetrics.registry`; nothing here knows an algorithm. The only per-metric knowledge is the small tables
-below: which list-valued keys are averaged into one float, which keys are renamed, and which metrics read sentence
-boundaries from newlines.
+up in :mod:`nlgmetrics.registry`; nothing here knows an algorithm, and what it knows per metric (which list-valued
+keys are averaged into one float, which keys are renamed or skipped, which metrics read sentence boundaries from
+newlines) comes from the metric's :class:`~nlgmetrics.registry.MetricSpec`.
 
 The embedding metrics (BERTScore, MoverScore) run on one process-wide engine (:mod:`nlgmetrics.embed`): the encoder
 is loaded once and each text is embedded once per (model, layer, ...) and cached, so computing both in one suite call
@@ -18,43 +18,38 @@ import numbers
 import re
 from typing import Any, Callable, Mapping, Sequence
 
-from nlgmetrics.registry import available_metrics, get_metric
+from nlgmetrics.registry import SPECS, available_metrics, get_metric
 
-#: list-valued result keys (one value per example) reported as their mean, under the given flat name.
-LIST_MEANS: dict[str, dict[str, str]] = {
-    "bertscore": {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"},
-    "moverscore": {"scores": "moverscore"},
-}
-#: scalar result keys reported under another flat name.
-RENAMES: dict[str, dict[str, str]] = {"moverscore": {"mean": "moverscore"}}
-#: scalar keys left out of the flat summary because another key carries the same number.
-SKIP: dict[str, frozenset[str]] = {"bleu": frozenset({"sys_len", "ref_len"}), "nist": frozenset({"nist_mt"})}
-#: metrics that read sentence boundaries from newlines (rougeLsum).
-SENTENCE_METRICS = frozenset({"rouge"})
 #: options given once to a suite and passed to every metric whose compute function takes them.
 SHARED_OPTIONS = ("model_type", "num_layers", "device", "dtype", "batch_size")
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])(?=\S)")
 
 
+def list_means(metric: str) -> dict[str, str]:
+    """The list-valued (per-example) result keys of ``metric`` that a flat summary reports as their mean, with their
+    flat names; none for corpus-level metrics, whose per-example values (sentence BLEU) average to another number."""
+    spec = SPECS.get(metric)
+    return {} if spec is None or spec.corpus_level else dict(spec.per_example)
+
+
 def flat_name(metric: str, key: str) -> str:
     """The flat name of result key ``key`` of ``metric``: the key itself when it starts with the metric's name
     (``bleu``, ``rouge1``, ``meteor``), else ``<metric>_<key>`` (``bleu_brevity_penalty``)."""
-    renamed = RENAMES.get(metric, {}).get(key)
-    if renamed:
-        return renamed
-    mapped = LIST_MEANS.get(metric, {}).get(key)
-    if mapped:
-        return mapped
+    spec = SPECS.get(metric)
+    if spec is not None:
+        renamed = spec.flat_renames.get(key) or list_means(metric).get(key)
+        if renamed:
+            return renamed
     return key if key.startswith(metric) else f"{metric}_{key}"
 
 
 def flatten_result(metric: str, result: Mapping[str, Any]) -> dict[str, float]:
     """A flat ``{name: float}`` summary of one metric's result: every numeric scalar, plus the per-example lists
-    named in :data:`LIST_MEANS` as means. Strings (signatures, hashcodes) and other lists are left out."""
+    named in :func:`list_means` as means. Strings (signatures, hashcodes) and other lists are left out."""
     out: dict[str, float] = {}
-    lists = LIST_MEANS.get(metric, {})
-    skip = SKIP.get(metric, frozenset())
+    lists = list_means(metric)
+    skip = SPECS[metric].flat_skip if metric in SPECS else frozenset()
     for key, value in result.items():
         if key in skip or isinstance(value, bool):
             continue
@@ -156,8 +151,8 @@ def compute_suite(
 
     ``metric_options``: ``{metric: {option: value}}``, each metric's own options (what ``evaluate.combine`` cannot
     do). ``shared_options``: options such as ``model_type``, ``device`` or ``batch_size``, passed to every metric that
-    takes them. ``sentence_split``: how the texts given to :data:`SENTENCE_METRICS` are split into lines (see
-    :func:`split_sentences`; default ``None``: as given).
+    takes them. ``sentence_split``: how the texts of the metrics that read newlines (``sentence_lines`` in their
+    spec) are split into lines (see :func:`split_sentences`; default ``None``: as given).
     """
     names = check_metrics(metrics)
     options = metric_options_for(names, metric_options, shared_options)
@@ -165,7 +160,7 @@ def compute_suite(
     results = {}
     for name in names:
         preds, refs = predictions, references
-        if sentence_split is not None and name in SENTENCE_METRICS:
+        if sentence_split is not None and SPECS[name].sentence_lines:
             if split_predictions is None:
                 split_predictions = [split_sentences(p, sentence_split) if isinstance(p, str) else p for p in predictions]
                 split_references = [

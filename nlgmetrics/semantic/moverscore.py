@@ -496,7 +496,7 @@ def compute_moverscore(
             (when initialised with several ranks) or False; default None: off unless inside ``sharded_encoding()``.
             Every rank must then call with the same inputs; all return the same scores.
     Returns:
-        ``scores`` (per example, 1 - distance), ``mean`` (their mean), ``distances`` (transport cost, lower is
+        ``scores`` (per example, 1 - distance), ``moverscore`` (their mean), ``distances`` (transport cost, lower is
         closer), ``hashcode`` (model, layer and options).
     """
     preds, refs = check_pairs(predictions, references)
@@ -510,7 +510,7 @@ def compute_moverscore(
     scores, distances = scorer.score(preds, refs, weights)
     return {
         "scores": scores,
-        "mean": float(np.mean(scores)),
+        "moverscore": float(np.mean(scores)),
         "distances": distances,
         "hashcode": scorer.hash(),
     }

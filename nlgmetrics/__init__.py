@@ -1,9 +1,21 @@
 """nlgmetrics: text-generation evaluation metrics, reference-exact, fast and offline.
 
 Every algorithm lives once in this package; the Hugging Face ``evaluate`` modules under ``metrics/``, the CLI and the
-framework adapters are thin layers over it. Entry points per metric are listed in :mod:`nlgmetrics.registry`.
+framework adapters are thin layers over it. Entry points per metric are declared in :mod:`nlgmetrics.registry`;
+``from nlgmetrics import compare`` runs paired significance tests between systems (:mod:`nlgmetrics.comparison`).
 """
+
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "compare"]
+
+
+def __getattr__(name: str) -> Any:
+    """``compare`` is imported on first use, so ``import nlgmetrics`` stays light."""
+    if name == "compare":
+        from nlgmetrics.comparison import compare
+
+        return compare
+    raise AttributeError(f"module 'nlgmetrics' has no attribute {name!r}")

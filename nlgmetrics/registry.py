@@ -49,6 +49,10 @@ class MetricSpec:
     - ``flat_renames`` / ``flat_skip``: scalar result keys renamed in, or left out of, the flat ``{name: float}``
       summaries (the suite, Trainer and lm-eval) because another key carries the same number.
     - ``refused_per_example``: options that have no per-example meaning -> why (Ray refuses them).
+    - ``statistics``: for a corpus-level metric whose per-segment statistics add up (BLEU, chrF, TER),
+      ``"module:Class"`` of its configuration class: built from the metric's options, with
+      ``corpus_statistics(predictions, references) -> (n_segments, k) array`` and ``score_from_statistics(row)``
+      (a score on the metric's reporting scale, or an object with ``.score``). Paired tests resample these rows.
     """
 
     name: str
@@ -66,6 +70,7 @@ class MetricSpec:
     flat_renames: Mapping[str, str] = field(default_factory=_frozen)
     flat_skip: frozenset[str] = frozenset()
     refused_per_example: Mapping[str, str] = field(default_factory=_frozen)
+    statistics: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING):
@@ -129,6 +134,7 @@ SPECS: dict[str, MetricSpec] = {
             "bleu", "nlgmetrics.lexical.bleu:compute_bleu", LEXICAL, headline=("bleu",),
             per_example={"scores": "sentence_bleu"}, per_example_options={"sentence_scores": True},
             corpus_level=True, flat_skip=frozenset({"sys_len", "ref_len"}), refused_per_example=_BOOTSTRAP_REFUSED,
+            statistics="nlgmetrics.lexical.bleu:BLEU",
         ),
         MetricSpec(
             "nist", "nlgmetrics.lexical.nist:compute_nist", LEXICAL, headline=("nist",), corpus_level=True,
@@ -160,6 +166,12 @@ SPECS: dict[str, MetricSpec] = {
 METRICS: dict[str, str] = {name: spec.entry for name, spec in SPECS.items()}
 
 
+def load_object(target: str) -> Any:
+    """The object named by ``"module:attribute"``."""
+    module_name, attribute = target.split(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
 def get_spec(name: str) -> MetricSpec:
     """The :class:`MetricSpec` of metric ``name`` (a ``ValueError`` naming the known metrics otherwise)."""
     if name not in SPECS:
@@ -171,14 +183,13 @@ def get_spec(name: str) -> MetricSpec:
 
 def get_metric(name: str) -> Callable[..., dict]:
     """The compute function of metric ``name``."""
-    module_name, function_name = get_spec(name).entry.split(":")
+    entry = get_spec(name).entry
     try:
-        module = importlib.import_module(module_name)
+        return load_object(entry)
     except ModuleNotFoundError as exc:
-        if exc.name == module_name:
+        if exc.name == entry.split(":")[0]:
             raise ValueError(f"metric {name!r} is not available in this version of nlgmetrics.") from None
         raise
-    return getattr(module, function_name)
 
 
 def available_metrics(kind: str | None = None) -> list[str]:

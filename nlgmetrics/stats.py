@@ -6,7 +6,6 @@ resamples at once, so the same seed gives the same intervals as ``sacrebleu`` (w
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -48,8 +47,8 @@ def sacrebleu_interval(scores: Sequence[float]) -> dict[str, float]:
     low/high are the 2.5th and 97.5th percentile order statistics (index n//40 and n-n//40-1 of the sorted scores);
     ``ci`` is half their distance (sacrebleu's "mu ± ci").
     """
-    ordered = sorted(scores)
+    ordered = np.sort(np.asarray(scores, dtype=np.float64))
     lower_idx = len(ordered) // 40
-    low, high = ordered[lower_idx], ordered[len(ordered) - lower_idx - 1]
-    return {"mean": statistics.mean(ordered), "ci": 0.5 * (high - low), "low": low, "high": high}
+    low, high = float(ordered[lower_idx]), float(ordered[len(ordered) - lower_idx - 1])
+    return {"mean": float(ordered.mean()), "ci": 0.5 * (high - low), "low": low, "high": high}
 

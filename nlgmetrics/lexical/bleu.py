@@ -73,6 +73,10 @@ def _reference_info(
     return tuple(lengths), tuple(maxima)
 
 
+def _count(value: object) -> int | np.float32:
+    return value if isinstance(value, np.float32) else int(value)
+
+
 def closest_reference_length(hyp_len: int, ref_lens: Sequence[int]) -> int:
     """The reference length closest to the hypothesis length; ties go to the shorter reference."""
     return min(ref_lens, key=lambda ref_len: (abs(hyp_len - ref_len), ref_len))
@@ -125,11 +129,15 @@ class BLEU:
 
     # -- scores -----------------------------------------------------------------------------------------------
     def score_from_statistics(self, stats: Sequence, effective_order: bool | None = None) -> BLEUScore:
-        """BLEU from summed (or one segment's) statistics."""
+        """BLEU from summed (or one segment's) statistics.
+
+        float32 statistics (sacrebleu's bootstrap resamples, see nlgmetrics.comparison) are scored in float32
+        arithmetic, as sacrebleu scores them; other counts as Python integers.
+        """
         order = self.max_ngram_order
         sys_len, ref_len = int(stats[0]), int(stats[1])
-        correct = [int(x) for x in stats[2 : 2 + order]]
-        totals = [int(x) for x in stats[2 + order : 2 + 2 * order]]
+        correct = [_count(x) for x in stats[2 : 2 + order]]
+        totals = [_count(x) for x in stats[2 + order : 2 + 2 * order]]
         effective = self.effective_order if effective_order is None else effective_order
         bp = 1.0
         if sys_len < ref_len:

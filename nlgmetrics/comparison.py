@@ -1,0 +1,318 @@
+"""Compare systems: paired significance tests against a baseline, for every metric, in one pass over the systems.
+
+Two tests, both paired (every resample or trial treats all systems' segment ``i`` together) and seeded:
+
+- **Paired bootstrap resampling** (``paired="bs"``; Koehn 2004, as sacrebleu's ``--paired-bs`` and Moses'
+  ``bootstrap-hypothesis-difference-significance.pl``). ``R`` resamples of the segment indices, drawn with
+  replacement by ``numpy.random.default_rng(seed).choice(n, size=(R, n))`` and shared by every system. With
+  ``s_r`` and ``b_r`` the system's and the baseline's score on resample ``r`` and ``d = |S - B|`` the difference of the
+  full-corpus scores::
+
+      delta_r = |s_r - b_r|,    p = (#{r : delta_r - mean(delta) > d} + 1) / (R + 1)
+
+  ``mean`` and ``ci`` are the mean of the ``s_r`` and half the distance between their 2.5th and 97.5th percentile
+  order statistics (indices ``R//40`` and ``R - R//40 - 1`` of the sorted scores), as sacrebleu prints
+  ``mu ± ci``; ``ci_low``/``ci_high`` are those two order statistics.
+- **Approximate randomization** (``paired="ar"``; Riezler & Maxwell 2005, as sacrebleu's ``--paired-ar``). ``T``
+  trials, each swapping the two systems' outputs on a random half of the segments
+  (``rng.integers(2, size=(T, n), dtype=bool)``): with ``a_t``, ``b_t`` the scores of the two shuffled
+  pseudo-systems, ``p = (#{t : |a_t - b_t| > d} + 1) / (T + 1)``. The interval comes from ``n_resamples``
+  bootstrap resamples drawn after the trials from the same generator (sacrebleu's ``n_ar_confidence``).
+
+What is resampled:
+
+- Corpus-level metrics whose segment statistics add up (BLEU, chrF, TER: a ``statistics`` class in their
+  :class:`~nlgmetrics.registry.MetricSpec`): the per-segment statistics, summed per resample, then scored as the
+  metric scores a corpus, on its own scale (BLEU 0-100). As sacrebleu, the statistics are rounded to float32 before
+  bootstrap sums; the sums are then exact wherever the statistics are integers (edit and n-gram counts, and TER's
+  reference lengths with one or two references), so the numbers are sacrebleu's.
+- Every other metric (ROUGE, METEOR, BERTScore, MoverScore): the per-example scores; a resample's score is their
+  mean (``s_r = (1/n) sum_i w_ri x_i`` with ``w_ri`` how often segment ``i`` was drawn). Each of the metric's
+  headline scores (ROUGE-1/2/L/Lsum F, BERTScore P/R/F) is tested.
+
+The embedding metrics embed through the shared engine cache: the references are embedded once for all systems,
+each system's outputs once. Results do not depend on the order of the systems (each system is tested with the same
+indices). Where a system's per-segment statistics equal the baseline's, ``p_value`` is 1.0 (sacrebleu gives
+``1 / (R + 1)``: its strict ``>`` never counts a zero difference).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nlgmetrics.inputs import check_predictions, check_references
+from nlgmetrics.registry import get_metric, get_spec, load_object
+from nlgmetrics.stats import DEFAULT_SEED, sacrebleu_interval
+
+PAIRED_TESTS = ("bs", "ar")
+SIGNIFICANCE_LEVEL = 0.05
+_CHUNK = 1000  # resamples or trials per matrix product, bounding memory to _CHUNK x n_segments floats
+
+
+@dataclass(frozen=True)
+class SegmentScores:
+    """One reported score of one metric over one set of systems: per system, per-segment rows whose sum (over any
+    multiset of segments) ``score`` turns into that selection's score."""
+
+    metric: str
+    rows: dict[str, np.ndarray]  # system -> (n_segments, k)
+    score: Callable[[np.ndarray, int], float]  # (summed row, number of segments) -> score
+    float32_sums: bool  # round the rows to float32 before bootstrap sums (sacrebleu's corpus statistics)
+    signature: str | None = None
+
+
+def _result_score(value: Any) -> float:
+    return float(getattr(value, "score", value))
+
+
+def _corpus_statistics(
+    name: str, options: Mapping[str, Any], systems: Mapping[str, list[str]], references: list[list[str]]
+) -> list[SegmentScores]:
+    spec = get_spec(name)
+    config_class = load_object(spec.statistics)
+    accepted = set(inspect.signature(config_class).parameters)
+    unused = sorted(set(options) - accepted)
+    if unused:
+        raise ValueError(
+            f"compare: {name} option(s) {', '.join(unused)} do not change its corpus score; compare takes "
+            f"{', '.join(sorted(accepted))}."
+        )
+    config = config_class(**options)
+    rows = {system: np.asarray(config.corpus_statistics(preds, references)) for system, preds in systems.items()}
+
+    def score(summed: np.ndarray, n_segments: int) -> float:
+        return _result_score(config.score_from_statistics(summed))
+
+    nrefs = {len(group) for group in references}
+    signature = None
+    if hasattr(config, "signature"):
+        signature = config.signature(nrefs.pop() if len(nrefs) == 1 else "var")
+    return [SegmentScores(name, rows, score, True, signature)]
+
+
+def _mean_of_examples(summed: np.ndarray, n_segments: int) -> float:
+    return float(summed[0]) / n_segments
+
+
+def _example_scores(
+    name: str, options: Mapping[str, Any], systems: Mapping[str, list[str]], references: list[list[str]]
+) -> list[SegmentScores]:
+    spec = get_spec(name)
+    if not spec.per_example and not spec.per_example_lists:
+        raise ValueError(
+            f"compare: {name} has neither additive corpus statistics nor per-example scores, so it cannot be "
+            "resampled; leave it out of metrics."
+        )
+    compute = get_metric(name)
+    per_system = {}
+    for system, preds in systems.items():
+        per_system[system] = compute(preds, references, **{**options, **spec.per_example_options})
+    first = next(iter(per_system.values()))
+    if spec.per_example_lists:
+        keys = {key: key for key in spec.headline}
+    else:
+        keys = {column: key for key, column in spec.per_example.items()}
+    out = []
+    for reported in spec.headline:
+        key = keys.get(reported)
+        if key is None or not isinstance(first.get(key), list):
+            continue
+        rows = {system: np.asarray(result[key], dtype=np.float64)[:, None] for system, result in per_system.items()}
+        out.append(SegmentScores(reported, rows, _mean_of_examples, False, first.get("signature") or first.get("hashcode")))
+    if not out:
+        raise ValueError(f"compare: {name} returned no per-example headline score ({', '.join(spec.headline)}).")
+    return out
+
+
+def segment_scores(
+    metric: str, systems: Mapping[str, list[str]], references: list[list[str]], options: Mapping[str, Any] | None = None
+) -> list[SegmentScores]:
+    """The resampling rows of ``metric`` for every system (see the module docstring for what is resampled)."""
+    spec = get_spec(metric)
+    options = spec.canonical_options(options or {})
+    if spec.statistics:
+        return _corpus_statistics(metric, options, systems, references)
+    return _example_scores(metric, options, systems, references)
+
+
+def _bootstrap_sums(rows: np.ndarray, indices: np.ndarray, float32: bool) -> np.ndarray:
+    """Row sums of each resample: ``(R, k)``, as ``rows[indices].sum(1)`` without materialising ``(R, n, k)``."""
+    values = rows.astype(np.float32).astype(np.float64) if float32 else rows.astype(np.float64)
+    n = len(rows)
+    out = np.empty((len(indices), rows.shape[1]))
+    for start in range(0, len(indices), _CHUNK):
+        chunk = indices[start : start + _CHUNK]
+        flat = (np.arange(len(chunk))[:, None] * n + chunk).ravel()
+        counts = np.bincount(flat, minlength=len(chunk) * n).reshape(len(chunk), n).astype(np.float64)
+        out[start : start + _CHUNK] = counts @ values  # exact: integer counts times (float32-rounded) statistics
+    return out
+
+
+def _scores(sums: np.ndarray, stat: SegmentScores, n: int) -> np.ndarray:
+    if stat.float32_sums:  # sacrebleu scores its float32 resample sums in float32 arithmetic (exact integer sums)
+        sums = sums.astype(np.float32)
+    return np.array([stat.score(row, n) for row in sums])
+
+
+def _interval(scores: np.ndarray) -> dict[str, float]:
+    interval = sacrebleu_interval(scores.tolist())
+    return {"mean": interval["mean"], "ci": interval["ci"], "ci_low": interval["low"], "ci_high": interval["high"]}
+
+
+def _p_value(exceed: int, trials: int) -> float:
+    return (exceed + 1) / (trials + 1)
+
+
+def compare(
+    systems: Mapping[str, Sequence[str]],
+    references: Sequence[str | Sequence[str]],
+    metrics: Sequence[str] | str = ("bleu",),
+    baseline: str | None = None,
+    paired: str = "bs",
+    n_resamples: int = 1000,
+    n_trials: int = 10000,
+    seed: int | None = DEFAULT_SEED,
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Score every system with every metric and test each against ``baseline`` (see the module docstring).
+
+    Args:
+        systems: ``{name: predictions}``, one prediction per segment, all the same length (at least two systems).
+        references: one string per segment, or a list of strings per segment (any count).
+        metrics: metric names (:mod:`nlgmetrics.registry`).
+        baseline: the system the others are tested against (default: the first of ``systems``).
+        paired: ``"bs"`` (paired bootstrap resampling, ``n_resamples``) or ``"ar"`` (approximate randomization,
+            ``n_trials``, with a bootstrap interval of ``n_resamples``).
+        seed: the generator's seed (sacrebleu's default 12345); None draws from the OS.
+        metric_options: ``{metric: {option: value}}``.
+    Returns:
+        One dict per metric score and system (baseline first, then the others in the given order): ``system``,
+        ``metric``, ``score`` (full corpus), ``mean``, ``ci`` (bootstrap mean and half-width of the 95% interval),
+        ``ci_low``, ``ci_high``, ``p_value`` (None for the baseline), ``significant`` (p < 0.05; None for the
+        baseline), ``baseline`` (bool), and ``signature`` where the metric gives one.
+    """
+    names, refs, baseline = _check_inputs(systems, references, metrics, baseline, paired, n_resamples, n_trials, seed)
+    system_texts = {name: check_predictions(list(systems[name]), f"systems[{name!r}]") for name in names}
+    n = len(refs)
+    metric_options = dict(metric_options or {})
+    unknown = sorted(set(metric_options) - set(metrics))
+    if unknown:
+        raise ValueError(f"metric_options names metrics that are not compared: {', '.join(unknown)}.")
+    order = [baseline] + [name for name in names if name != baseline]
+
+    rng = np.random.default_rng(seed)
+    if paired == "bs":
+        bs_indices = rng.choice(n, size=(n_resamples, n), replace=True)
+        sys_indices = bs_indices
+    else:
+        bs_indices = np.random.default_rng(seed).choice(n, size=(n_resamples, n), replace=True)
+        swaps = rng.integers(2, size=(n_trials, n), dtype=bool)
+        sys_indices = rng.choice(n, size=(n_resamples, n), replace=True)
+
+    results: list[dict[str, Any]] = []
+    for metric in metrics:
+        for stat in segment_scores(metric, system_texts, refs, metric_options.get(metric)):
+            base_rows = stat.rows[baseline]
+            base_score = stat.score(base_rows.sum(0), n)
+            base_samples = _scores(_bootstrap_sums(base_rows, bs_indices, stat.float32_sums), stat, n)
+            for system in order:
+                rows = stat.rows[system]
+                score = stat.score(rows.sum(0), n)
+                row: dict[str, Any] = {"system": system, "metric": stat.metric, "score": score}
+                if system == baseline:
+                    row.update(_interval(base_samples), p_value=None, significant=None)
+                else:
+                    samples = _scores(_bootstrap_sums(rows, sys_indices, stat.float32_sums), stat, n)
+                    row.update(_interval(samples))
+                    difference = abs(base_score - score)
+                    if np.array_equal(rows, base_rows):
+                        p = 1.0
+                    elif paired == "bs":
+                        deltas = np.abs(samples - base_samples)
+                        p = _p_value(int(np.sum(deltas - deltas.mean() > difference)), n_resamples)
+                    else:
+                        p = _ar_p_value(base_rows, rows, swaps, stat, n, difference)
+                    row.update(p_value=p, significant=p < SIGNIFICANCE_LEVEL)
+                row["baseline"] = system == baseline
+                if stat.signature:
+                    row["signature"] = stat.signature
+                _check_finite(row)
+                results.append(row)
+    return results
+
+
+def _ar_p_value(
+    base_rows: np.ndarray, rows: np.ndarray, swaps: np.ndarray, stat: SegmentScores, n: int, difference: float
+) -> float:
+    """Approximate randomization: trials whose shuffled pseudo-systems differ by more than ``difference``."""
+    base, other = base_rows.astype(np.float64), rows.astype(np.float64)
+    total = base + other
+    exceed = 0
+    for start in range(0, len(swaps), _CHUNK):
+        keep = swaps[start : start + _CHUNK].astype(np.float64)
+        a = keep @ base + (1.0 - keep) @ other  # pseudo-system A: the baseline where kept, else the system
+        b = total.sum(0) - a  # pseudo-system B: the rest
+        a_scores, b_scores = _scores(a, stat, n), _scores(b, stat, n)
+        exceed += int(np.sum(np.abs(a_scores - b_scores) > difference))
+    return _p_value(exceed, len(swaps))
+
+
+def _check_finite(row: dict[str, Any]) -> None:
+    for key in ("score", "mean", "ci", "ci_low", "ci_high"):
+        if not math.isfinite(row[key]):
+            raise ValueError(f"compare: {row['metric']} of {row['system']!r} gave a non-finite {key} ({row[key]}).")
+
+
+def _check_inputs(
+    systems: Any, references: Any, metrics: Any, baseline: Any, paired: Any, n_resamples: Any, n_trials: Any,
+    seed: Any,
+) -> tuple[list[str], list[list[str]], str]:
+    if not isinstance(systems, Mapping):
+        raise TypeError(f"systems must be a dict {{name: predictions}}, got {type(systems).__name__}.")
+    names = list(systems)
+    if len(names) < 2:
+        raise ValueError(
+            f"compare needs at least two systems (a baseline and one to test), got {len(names)}; to score one system "
+            "use nlgmetrics.registry.get_metric(name) (with n_bootstrap for an interval)."
+        )
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"system names must be non-empty strings, got {name!r}.")
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a list of metric names, e.g. [{metrics!r}].")
+    if not metrics:
+        raise ValueError("metrics must name at least one metric.")
+    for metric in metrics:
+        get_spec(metric)
+    if len(set(metrics)) != len(metrics):
+        raise ValueError(f"metrics names a metric twice: {list(metrics)}.")
+    if baseline is None:
+        baseline = names[0]
+    if baseline not in systems:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems ({', '.join(names)}).")
+    if paired not in PAIRED_TESTS:
+        raise ValueError(f"paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {paired!r}.")
+    for label, value in (("n_resamples", n_resamples), ("n_trials", n_trials)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+            raise ValueError(f"{label} must be an integer of at least 2 (sacrebleu: 1000 / 10000), got {value!r}.")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer or None (OS entropy), got {seed!r}.")
+    refs = check_references(references)
+    if not refs:
+        raise ValueError("no segments to compare: references is empty.")
+    for name in names:
+        predictions = systems[name]
+        if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence):
+            raise TypeError(f"systems[{name!r}] must be a list of strings, one per segment.")
+        if len(predictions) != len(refs):
+            raise ValueError(
+                f"system {name!r} has {len(predictions)} segments but there are {len(refs)} references: every system "
+                "must translate the same segments, in the same order."
+            )
+    return names, refs, baseline

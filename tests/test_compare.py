@@ -1,0 +1,146 @@
+"""nlgmetrics.compare (nlgmetrics.comparison): paired bootstrap and approximate randomization, sacrebleu-exact for BLEU, defined elsewhere."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nlgmetrics import compare
+from nlgmetrics.registry import get_metric
+
+SEGMENTS = 300  # a slice keeps sacrebleu's own test (the oracle) quick; p-values there are not all minimal
+
+
+@pytest.fixture(scope="module")
+def wmt(wmt17_ende):
+    refs = wmt17_ende["reference"][:SEGMENTS]
+    systems = {name.split(".")[0]: lines[:SEGMENTS] for name, lines in wmt17_ende["systems"].items()}
+    # a system close to uedin-nmt (every 20th line from C-3MA), so that not every p-value is the minimum
+    systems["uedin-mix"] = [c if i % 20 == 0 else u for i, (u, c) in enumerate(zip(systems["uedin-nmt"],
+                                                                                   systems["C-3MA"]))]
+    return systems, refs
+
+
+def _sacrebleu_paired(systems, refs, baseline, test_type, n_samples, n_ar_confidence=-1):
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
+
+    named = [(baseline, systems[baseline])] + [(n, s) for n, s in systems.items() if n != baseline]
+    _, scores = PairedTest(named, {"BLEU": BLEU()}, references=[refs], test_type=test_type, n_samples=n_samples,
+                           n_ar_confidence=n_ar_confidence)()
+    return dict(zip(scores["System"], scores["BLEU"]))
+
+
+@pytest.mark.parametrize("baseline", ["online-F", "uedin-nmt"])
+def test_paired_bootstrap_equals_sacrebleu(wmt, baseline):
+    systems, refs = wmt
+    expected = _sacrebleu_paired(systems, refs, baseline, "bs", 1000)
+    rows = compare(systems, refs, ["bleu"], baseline=baseline, paired="bs", n_resamples=1000)
+    assert [r["system"] for r in rows][0] == baseline and len(rows) == len(systems)
+    for row in rows:
+        oracle = expected[row["system"]]
+        assert row["score"] == oracle.score and row["mean"] == oracle.mean and row["ci"] == oracle.ci
+        assert row["p_value"] == oracle.p_value
+        assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+        assert row["signature"].startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp")
+    assert any(r["p_value"] > 0.05 for r in rows if not r["baseline"]) or baseline == "online-F"
+
+
+def test_approximate_randomization_equals_sacrebleu(wmt):
+    systems, refs = wmt
+    expected = _sacrebleu_paired(systems, refs, "C-3MA", "ar", 2000, n_ar_confidence=200)
+    rows = compare(systems, refs, ["bleu"], baseline="C-3MA", paired="ar", n_trials=2000, n_resamples=200)
+    for row in rows:
+        oracle = expected[row["system"]]
+        assert (row["score"], row["p_value"], row["mean"], row["ci"]) == (
+            oracle.score, oracle.p_value, oracle.mean, oracle.ci)
+
+
+def test_same_seed_same_numbers_in_any_system_order(wmt):
+    systems, refs = wmt
+    forward = compare(systems, refs, ["bleu", "rouge"], baseline="uedin-nmt", n_resamples=200)
+    backward = compare(dict(reversed(list(systems.items()))), refs, ["bleu", "rouge"], baseline="uedin-nmt",
+                               n_resamples=200)
+    key = lambda r: (r["metric"], r["system"])  # noqa: E731
+    assert sorted(forward, key=key) == sorted(backward, key=key)
+    other_seed = compare(systems, refs, ["bleu"], baseline="uedin-nmt", n_resamples=200, seed=7)
+    assert [r["mean"] for r in other_seed] != [r["mean"] for r in forward if r["metric"] == "bleu"]
+
+
+def test_per_example_metrics_resample_example_scores(wmt):
+    systems, refs = wmt
+    systems = {name: lines[:80] for name, lines in systems.items()}
+    refs = refs[:80]
+    rows = compare(systems, refs, ["rouge", "meteor"], baseline="online-F", n_resamples=300, seed=3)
+    assert {r["metric"] for r in rows} == {"rouge1", "rouge2", "rougeL", "rougeLsum", "meteor"}
+    # the same test, written out from the per-example scores
+    per_example = {name: get_metric("rouge")(preds, refs, rouge_types=["rouge2"], use_aggregator=False)["rouge2"]
+                   for name, preds in systems.items()}
+    indices = np.random.default_rng(3).choice(80, size=(300, 80), replace=True)
+    base = np.asarray(per_example["online-F"])[indices].mean(1)
+    for name, scores in per_example.items():
+        samples = np.asarray(scores)[indices].mean(1)
+        row = next(r for r in rows if r["metric"] == "rouge2" and r["system"] == name)
+        assert row["score"] == pytest.approx(np.mean(scores), abs=1e-12)
+        assert row["mean"] == pytest.approx(samples.mean(), abs=1e-12)
+        ordered = np.sort(samples)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((ordered[300 // 40], ordered[300 - 300 // 40 - 1]))
+        if name != "online-F":
+            deltas = np.abs(samples - base)
+            exceed = np.sum(deltas - deltas.mean() > abs(np.mean(scores) - np.mean(per_example["online-F"])) )
+            assert row["p_value"] == pytest.approx((exceed + 1) / 301)
+            assert row["significant"] == (row["p_value"] < 0.05)
+
+
+def test_identical_system_has_p_one(wmt):
+    systems, refs = wmt
+    same = {"base": systems["C-3MA"], "copy": list(systems["C-3MA"])}
+    for paired in ("bs", "ar"):
+        rows = compare(same, refs, ["bleu", "meteor"], paired=paired, n_resamples=50, n_trials=50)
+        for row in rows[1::2]:
+            assert row["p_value"] == 1.0 and row["significant"] is False
+
+
+def test_embedding_metric_embeds_references_once(wmt):
+    from nlgmetrics.embed import Encoder
+
+    systems, refs = wmt
+    systems = {name: lines[:12] for name, lines in systems.items()}
+    calls = []
+    original = Encoder.compute
+
+    def counting(self, texts, *args, **kwargs):
+        calls.extend(texts)
+        return original(self, texts, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Encoder, "compute", counting)
+        rows = compare(systems, refs[:12], ["bertscore"], n_resamples=50,
+                               metric_options={"bertscore": {"model_type": "minilm", "batch_size": 8}})
+    assert len(calls) == len(set(calls))  # each text embedded at most once across the three systems
+    assert {r["metric"] for r in rows} == {"bertscore_precision", "bertscore_recall", "bertscore_f1"}
+    assert all(math.isfinite(r["score"]) and 0 < r["score"] <= 1 for r in rows)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"systems": {"a": ["x"]}}, ValueError, "at least two systems"),
+        ({"systems": {"a": ["x"], "b": ["x", "y"]}}, ValueError, "'b' has 2 segments but there are 1 references"),
+        ({"baseline": "c"}, ValueError, "baseline 'c' is not one of the systems"),
+        ({"paired": "perm"}, ValueError, "paired must be 'bs'"),
+        ({"n_resamples": 1}, ValueError, "n_resamples must be an integer of at least 2"),
+        ({"metrics": "bleu"}, TypeError, r"metrics must be a list"),
+        ({"metrics": ["nist"]}, ValueError, "cannot be resampled"),
+        ({"metrics": ["bleu"], "metric_options": {"bleu": {"sentence_scores": True}}}, ValueError,
+         "do not change its corpus score"),
+        ({"metric_options": {"rouge": {}}}, ValueError, "not compared: rouge"),
+        ({"systems": ["x", "y"]}, TypeError, "systems must be a dict"),
+    ],
+)
+def test_bad_input_is_named(kwargs, error, match):
+    call = {"systems": {"a": ["the cat"], "b": ["a cat"]}, "references": ["the cat"], "metrics": ["bleu"], **kwargs}
+    with pytest.raises(error, match=match):
+        compare(**call)

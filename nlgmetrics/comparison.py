@@ -316,3 +316,100 @@ def _check_inputs(
                 "must translate the same segments, in the same order."
             )
     return names, refs, baseline
+
+
+# -- reports ------------------------------------------------------------------------------------------------------
+REPORT_FORMATS = ("table", "markdown", "csv", "json")
+
+
+def _cell(row: dict[str, Any]) -> str:
+    text = f"{row['score']:.4f} ({row['mean']:.4f} ± {row['ci']:.4f})" if row["score"] < 1.5 else (
+        f"{row['score']:.1f} ({row['mean']:.1f} ± {row['ci']:.1f})"
+    )
+    if row["p_value"] is not None:
+        text += f" (p = {row['p_value']:.4f}){'*' if row['significant'] else ''}"
+    return text
+
+
+def report(rows: Sequence[Mapping[str, Any]], fmt: str = "table") -> str:
+    """:func:`compare`'s rows as text: ``table`` (aligned columns, one per metric, as sacrebleu's paired table),
+    ``markdown`` (the same as a Markdown table), ``csv`` (one line per row) or ``json`` (the list itself)."""
+    import csv
+    import io
+    import json
+
+    if fmt not in REPORT_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(REPORT_FORMATS)}, got {fmt!r}.")
+    rows = [dict(row) for row in rows]
+    if fmt == "json":
+        return json.dumps(rows, indent=1, ensure_ascii=False, allow_nan=False)
+    if fmt == "csv":
+        keys = ["system", "metric", "score", "mean", "ci", "ci_low", "ci_high", "p_value", "significant", "baseline"]
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, keys, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        return buffer.getvalue().rstrip("\n")
+    metrics = list(dict.fromkeys(row["metric"] for row in rows))
+    systems = list(dict.fromkeys(row["system"] for row in rows))
+    cells = {(row["system"], row["metric"]): _cell(row) for row in rows}
+    baseline = next(row["system"] for row in rows if row["baseline"])
+    header = ["System", *(f"{metric} (μ ± 95% CI)" for metric in metrics)]
+    body = [[f"Baseline: {system}" if system == baseline else system,
+             *(cells.get((system, metric), "") for metric in metrics)] for system in systems]
+    notes = [
+        "",
+        "μ ± CI: bootstrap mean and half-width of the 95% interval. p: paired test against the baseline; "
+        f"* p < {SIGNIFICANCE_LEVEL}.",
+    ]
+    signatures = {row["metric"]: row["signature"] for row in rows if row.get("signature")}
+    notes += [f"{metric}: {signature}" for metric, signature in signatures.items()]
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(line) + " |" for line in body]
+        return "\n".join(lines + notes)
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(text.ljust(width) for text, width in zip(line, widths)).rstrip() for line in [header, *body]]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines + notes)
+
+
+def plot(rows: Sequence[Mapping[str, Any]], path: str | Any) -> Any:
+    """Write a figure of :func:`compare`'s rows to ``path`` (PNG, PDF, SVG: by its suffix; needs matplotlib, the
+    ``plot`` extra): per metric, each system's bootstrap interval with its score, the baseline in blue,
+    significantly different systems in orange, the others in grey. Returns the path."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("plotting needs matplotlib: pip install 'nlgmetrics[plot]'.") from None
+    metrics = list(dict.fromkeys(row["metric"] for row in rows))
+    systems = list(dict.fromkeys(row["system"] for row in rows))
+    columns = min(3, len(metrics))
+    grid_rows = math.ceil(len(metrics) / columns)
+    figure, axes = plt.subplots(grid_rows, columns, squeeze=False,
+                                figsize=(3.8 * columns + 1.5, grid_rows * (0.4 * len(systems) + 1.0) + 0.4))
+    for index, axis in enumerate(axes.flat):
+        if index >= len(metrics):
+            axis.set_visible(False)
+            continue
+        metric = metrics[index]
+        for row in rows:
+            if row["metric"] != metric:
+                continue
+            y = len(systems) - 1 - systems.index(row["system"])
+            color = "tab:blue" if row["baseline"] else "tab:orange" if row["significant"] else "tab:gray"
+            axis.plot([row["ci_low"], row["ci_high"]], [y, y], color=color, linewidth=2.5, solid_capstyle="butt")
+            axis.plot([row["score"]], [y], "o", color=color, markersize=5)
+        axis.set_title(metric, fontsize=10)
+        axis.grid(axis="x", alpha=0.3)
+        axis.set_ylim(-0.6, len(systems) - 0.4)
+        axis.set_yticks(range(len(systems)), list(reversed(systems)) if index % columns == 0 else [], fontsize=8)
+    figure.text(0.01, 0.01, f"blue: baseline; orange: p < {SIGNIFICANCE_LEVEL}; grey: not significant; "
+                "bar: 95% bootstrap interval, dot: score", fontsize=7)
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    figure.savefig(path, dpi=130)
+    plt.close(figure)
+    return path

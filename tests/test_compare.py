@@ -144,3 +144,27 @@ def test_bad_input_is_named(kwargs, error, match):
     call = {"systems": {"a": ["the cat"], "b": ["a cat"]}, "references": ["the cat"], "metrics": ["bleu"], **kwargs}
     with pytest.raises(error, match=match):
         compare(**call)
+
+
+def test_reports_and_plot(wmt, tmp_path):
+    import json
+
+    from nlgmetrics.comparison import plot, report
+
+    systems, refs = wmt
+    rows = compare({k: v[:40] for k, v in systems.items()}, refs[:40], ["bleu", "meteor"], baseline="uedin-nmt",
+                   n_resamples=100)
+    assert json.loads(report(rows, "json")) == rows
+    table = report(rows, "table").splitlines()
+    assert table[0].split()[:2] == ["System", "bleu"] and table[2].startswith("Baseline: uedin-nmt")
+    markdown = report(rows, "markdown").splitlines()
+    assert markdown[1] == "|---|---|---|" and markdown[2].startswith("| Baseline: uedin-nmt |")
+    mix = next(r for r in rows if r["system"] == "uedin-mix" and r["metric"] == "bleu")
+    assert f"(p = {mix['p_value']:.4f})" in report(rows, "markdown")
+    csv_lines = report(rows, "csv").splitlines()
+    assert csv_lines[0].startswith("system,metric,score") and len(csv_lines) == len(rows) + 1
+    with pytest.raises(ValueError, match="format must be one of"):
+        report(rows, "html")
+    pytest.importorskip("matplotlib")
+    target = plot(rows, tmp_path / "compare.png")
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -571,13 +571,15 @@ def perl_bootstrap(
     ids = [str(i + 1) for i in range(n)] if eval_ids is None else [str(x) for x in eval_ids]
     ordered = values[perl_sort_order(ids)]
     means = np.empty((n_resamples, values.shape[1]))
-    chunk = max(1, 2**21 // max(1, n * values.shape[1]))
+    chunk = max(1, 2**22 // n)  # resamples drawn at once
     for start in range(0, n_resamples, chunk):
         seeds = np.arange(start, min(start + chunk, n_resamples))
         draws = (_drand48_states(seeds, n).astype(np.float64) * 2.0**-48) * float(n)
-        picked = ordered[draws.astype(np.int64)]  # (resamples, n, columns)
-        # sequential sums in draw order, as perl adds (np.add.accumulate is a running sum, not pairwise)
-        means[start : start + len(seeds)] = np.cumsum(picked, axis=1)[:, -1, :] / n
+        picks = np.ascontiguousarray(draws.astype(np.int64).T)  # (n, resamples): the t-th draw of each resample
+        total = ordered[picks[0]]
+        for pick in picks[1:]:  # running sums in draw order, as perl adds (a pairwise sum could differ in the last bit)
+            total += ordered[pick]
+        means[start : start + len(seeds)] = total / n
     ranked = np.sort(means, axis=0)
     average = np.cumsum(ranked, axis=0)[-1] / n_resamples
     delta = n_resamples * ((100 - confidence) / 2.0) / 100.0

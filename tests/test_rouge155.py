@@ -4,6 +4,7 @@ variant, its tokens, its drand48, the documented quirks, bad input and the compu
 from __future__ import annotations
 
 import gzip
+import html
 import json
 
 import numpy as np
@@ -12,13 +13,17 @@ from conftest import DATA
 
 from nlgmetrics.lexical.rouge import compute_rouge
 from nlgmetrics.lexical.rouge155 import (
+    TextOptions,
+    _reader,
     compute_rouge155,
     drand48_stream,
+    parse_rouge155_types,
     perl_bootstrap,
     porter_stem,
     raw_tokens,
     read_units,
     rouge155_scores,
+    score_example,
     smart_stopwords,
     wordnet_exceptions_map,
 )
@@ -162,6 +167,26 @@ def test_registry_and_cli_options_reach_the_flavor():
 
     out = get_metric("rouge")(["the cat sat"], ["the cat sat down"], flavor="rouge155", use_aggregator=False)
     assert out["rouge1_recall"] == [0.75] and out["rouge1_precision"] == [1.0] and out["rouge1"] == [0.85714]
+
+
+def test_shared_counts_equal_perls_own_reading(wmt17_deen):
+    """Without -m/-s/-l/-b, ROUGE-N/L come from the rouge_score flavor's counts: on 150 WMT17 de-en segments (single
+    lines, 3-line documents, non-ASCII text, three references) they equal this module's own perl reading."""
+    refs = [html.unescape(r) for r in wmt17_deen["references"]]
+    hyps = [[html.unescape(h) for h in out] for out in wmt17_deen["systems"].values()]
+    refs[3] = "Günter’s café — İstanbul\n\n" + refs[3]  # perl's bytes: no token from the non-ASCII letters
+    docs = ["\n".join(hyps[0][i : i + 3]) for i in range(0, 150, 3)]
+    doc_refs = [["\n".join(refs[i : i + 3]), "\n".join(hyps[1][i : i + 3])] for i in range(0, 150, 3)]
+    types = parse_rouge155_types(["rouge1", "rouge2", "rouge4", "rougeL"])
+    read = _reader(TextOptions())
+    for preds, references in ((hyps[2], [[r, h] for r, h in zip(refs, hyps[3])]), (docs, doc_refs),
+                              (hyps[2], refs)):  # fmt: skip
+        for multi_ref in ("average", "best"):
+            shared = rouge155_scores(preds, references, [t.name for t in types], multi_ref=multi_ref)
+            for i, (pred, ref) in enumerate(zip(preds, references)):
+                own = score_example(types, read(pred), [read(r) for r in ([ref] if isinstance(ref, str) else ref)],
+                                    multi_ref, 0.5)  # fmt: skip
+                assert [tuple(shared[t.name][i]) for t in types] == own, (multi_ref, i)
 
 
 # ---------------------------------------------------------------------------------------------------------------------

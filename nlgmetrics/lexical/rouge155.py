@@ -61,6 +61,7 @@ from nlgmetrics.lexical.rouge import (
     DEFAULT_WEIGHT_FACTOR,
     RougeType,
     _check_weight,
+    compute_rouge,
     lcs_length,
     lcs_positions,
     ngram_counter,
@@ -515,6 +516,71 @@ def score_example(
 
 
 # ---------------------------------------------------------------------------------------------------------------------
+# ROUGE-N and ROUGE-L without -m, -s, -l, -b: the rouge_score flavor counts the same hits, perl only rounds differently
+def round5(values: np.ndarray) -> np.ndarray:
+    """:func:`_r5` of every value: ``k / 1e5`` with k the nearest integer to ``1e5 x`` is the double nearest to the
+    5-decimal string; values within 1e-6 of a tie are formatted one by one (the product may be off by one ulp)."""
+    scaled = np.asarray(values, dtype=np.float64) * 1e5
+    out = np.floor(scaled + 0.5) / 1e5
+    near = np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6
+    if near.any():
+        out[near] = [_r5(x) for x in np.asarray(values, dtype=np.float64)[near].tolist()]
+    return out
+
+
+def perl_figures(recall: np.ndarray, precision: np.ndarray, alpha: float = PERL_ALPHA) -> np.ndarray:
+    """(examples, 3) R, P, F as perl prints them from the unrounded ratios: F from the rounded R and P."""
+    r, p = round5(recall), round5(precision)
+    denominator = (1 - alpha) * p + alpha * r
+    f = np.zeros_like(r)
+    np.divide(p * r, denominator, out=f, where=denominator > 0)
+    return np.stack([r, p, round5(f)], axis=1)
+
+
+def _ascii(text: str) -> str:
+    """The text with every non-ASCII character a space: rouge_score's tokens of it are perl's tokens of the text."""
+    return text if text.isascii() else _NON_ASCII.sub(" ", text)
+
+
+def shared_ratios(
+    predictions: list[str], references: list[list[str]], rouge_types: Sequence[RougeType], multi_ref: str
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Unrounded (R, P) per example of ROUGE-N / ROUGE-L types without stemming, stop words or limits, from
+    :func:`~nlgmetrics.lexical.rouge.compute_rouge`'s rouge_score flavor (``tokenizer="rouge_score"`` on the texts
+    with non-ASCII characters blanked; perl's ROUGE-L is its rougeLsum): the same hits and counts, so one
+    implementation (and its speed) serves both flavors. ``multi_ref="average"`` is perl's -f A there; perl's -f B
+    (best recall, not best F) scores each reference alone and keeps the first with the highest recall."""
+    names = {t.name: "rougeLsum" if t.kind == "L" else t.name for t in rouge_types}
+
+    def ratios(preds: list[str], refs: list) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        out = compute_rouge(
+            preds, refs, rouge_types=list(names.values()), use_aggregator=False, tokenizer="rouge_score",
+            multi_ref="average",
+        )  # fmt: skip
+        return {ours: (np.array(out[f"{theirs}_recall"]), np.array(out[f"{theirs}_precision"]))
+                for ours, theirs in names.items()}  # fmt: skip
+
+    preds = [_ascii(text) for text in predictions]
+    refs = [[_ascii(text) for text in texts] for texts in references]
+    if multi_ref == "average" or all(len(texts) == 1 for texts in refs):
+        return ratios(preds, refs)
+    n = len(preds)
+    best = {t.name: (np.full(n, -1.0), np.zeros(n), np.zeros(n)) for t in rouge_types}  # selection, R, P
+    for k in range(max(map(len, refs))):
+        rows = np.array([i for i, texts in enumerate(refs) if len(texts) > k])
+        got = ratios([preds[i] for i in rows], [refs[i][k] for i in rows])
+        for t in rouge_types:
+            recall, precision = got[t.name]
+            selection = round5(recall) if t.kind == "N" else recall  # perl compares rounded N, unrounded L recall
+            kept, best_r, best_p = best[t.name]
+            better = selection > kept[rows]
+            kept[rows[better]] = selection[better]
+            best_r[rows[better]] = recall[better]
+            best_p[rows[better]] = precision[better]
+    return {name: (r, p) for name, (_, r, p) in best.items()}
+
+
+# ---------------------------------------------------------------------------------------------------------------------
 # Perl's averages: bootstrap with srand(i) and perl's drand48
 _MASK48 = (1 << 48) - 1
 _DRAND48_A = 0x5DEECE66D
@@ -681,11 +747,20 @@ def rouge155_scores(
         )
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
         raise ValueError(f"alpha must be a number in [0, 1] (perl's -p; 0.5 is F1), got {alpha!r}.")
-    read = _reader(options)
-    rows = np.empty((len(preds), len(types), 3))
-    for i, (pred, ref_list) in enumerate(zip(preds, refs)):
-        rows[i] = score_example(types, read(pred), [read(ref) for ref in ref_list], multi_ref, float(alpha))
-    return {t.name: rows[:, k, :] for k, t in enumerate(types)}
+    alpha = float(alpha)
+    figures: dict[str, np.ndarray] = {}
+    shared = [t for t in types if t.kind in ("N", "L")] if options == TextOptions() else []
+    if shared:
+        for name, (recall, precision) in shared_ratios(preds, refs, shared, multi_ref).items():
+            figures[name] = perl_figures(recall, precision, alpha)
+    own = [t for t in types if t not in shared]
+    if own:
+        read = _reader(options)
+        rows = np.empty((len(preds), len(own), 3))
+        for i, (pred, ref_list) in enumerate(zip(preds, refs)):
+            rows[i] = score_example(own, read(pred), [read(ref) for ref in ref_list], multi_ref, alpha)
+        figures.update((t.name, rows[:, k, :]) for k, t in enumerate(own))
+    return {t.name: figures[t.name] for t in types}
 
 
 def compute_rouge155(

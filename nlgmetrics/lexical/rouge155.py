@@ -7,11 +7,15 @@ per-case R, P, F and the printed averages of ``ROUGE-1.5.5.pl -n 4 -2 4 -U -w 1.
 
 Flow: text -> lines (empty lines dropped) -> optional truncation -> tokens -> per model ``(hit, model_count,
 peer_count)`` -> pooled (``-f A``) or best model (``-f B``) -> R, P, F rounded to 5 decimals -> perl's bootstrap.
+Without stemming, stop words or limits, perl's ROUGE-N/L hits and counts are the rouge_score flavor's (its tokens
+on the text with non-ASCII characters blanked, its rougeLsum; :func:`shared_ratios`), so those come from
+:func:`~nlgmetrics.lexical.rouge.compute_rouge` and are only rounded here; everything else is computed below.
 
 - Tokens: only ASCII A-Z is lowercased; every other byte outside ``[a-z0-9]`` separates tokens (a UTF-8 character is
   bytes to perl, so "günter" gives ``g nter``; "28-year-old" gives 3 tokens). ``remove_stopwords`` (``-s``) drops the
-  598 words of the SMART list perl ships; ``use_stemmer`` (``-m``) stems tokens longer than 3 bytes with perl's Porter
-  variant (:func:`porter_stem`), after a look-up in WordNet 2.0's exception list when ``wordnet_exceptions``.
+  words of the SMART list perl ships (598 lines, 596 words); ``use_stemmer`` (``-m``) stems tokens longer than 3
+  bytes with perl's Porter variant (:func:`porter_stem`), after a look-up in WordNet 2.0's exception list when
+  ``wordnet_exceptions``.
 - ``rougeN`` (N = 1..9): hit = clipped n-gram matches; counts = n-grams of model and peer. The sentences are joined
   with a space, so n-grams cross sentence boundaries.
 - ``rougeL``: for each model sentence, the union of the positions of one LCS with every peer sentence (perl's
@@ -307,6 +311,7 @@ class TextOptions:
 
 
 def _make_token_filter(options: TextOptions) -> Callable[[list[str]], tuple[str, ...]]:
+    """Raw tokens -> perl's tokens: stop words dropped (-s), then tokens longer than 3 letters stemmed (-m)."""
     stopwords = smart_stopwords() if options.remove_stopwords else None
     if not options.use_stemmer:
         if stopwords is None:

@@ -395,13 +395,15 @@ def compute_rouge(
     use_aggregator: bool = True,
     use_stemmer: bool = False,
     tokenizer: TokenizerSpec = None,
-    multi_ref: str = "best",
+    multi_ref: str | None = None,
     weight_factor: float = DEFAULT_WEIGHT_FACTOR,
     alpha: float | None = None,
     beta: float | None = None,
     n_bootstrap: int = 0,
     confidence_interval: float = 0.95,
     seed: int | None = DEFAULT_SEED,
+    flavor: str = "rouge_score",
+    **flavor_options: Any,
 ) -> dict[str, Any]:
     """ROUGE of ``predictions`` against ``references`` (one string or a list of strings per prediction).
 
@@ -416,7 +418,17 @@ def compute_rouge(
     text -> list of str (used as is). ``use_stemmer``: Porter stemming of tokens longer than 3 characters, as
     rouge_score. ``multi_ref``: 'best' (rouge_score's score_multi) or 'average' (ROUGE-1.5.5 -f A).
     ``weight_factor``: w of ROUGE-W. ``alpha`` (perl's -p) or ``beta`` weight the F-measure; default: balanced F1.
+    ``flavor="rouge155"``: ROUGE-1.5.5.pl's figures, with its options as keywords (see ``rouge155.compute_rouge155``).
     """
+    if flavor != "rouge_score" or flavor_options:  # ROUGE-1.5.5.pl's numbers: nlgmetrics.lexical.rouge155
+        from nlgmetrics.lexical.rouge155 import compute_rouge_flavor
+
+        return compute_rouge_flavor(
+            flavor, predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator,
+            use_stemmer=use_stemmer, tokenizer=tokenizer, multi_ref=multi_ref, weight_factor=weight_factor,
+            alpha=alpha, beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, **flavor_options,
+        )  # fmt: skip
+    multi_ref = "best" if multi_ref is None else multi_ref
     preds, refs = check_pairs(predictions, references)
     if rouge_types is None:
         rouge_types = DEFAULT_ROUGE_TYPES

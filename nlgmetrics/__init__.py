@@ -6,4 +6,6 @@ framework adapters are thin layers over it. Entry points per metric are listed i
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from nlgmetrics._layout import module_path  # the folder evaluate.load takes, checkout or wheel)
+
+__all__ = ["__version__", "module_path"]

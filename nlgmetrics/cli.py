@@ -296,7 +296,10 @@ def format_result(metric: str, result: dict, fmt: str) -> str:
 
 # -- commands -----------------------------------------------------------------------------------------------------
 def cmd_score(args: argparse.Namespace) -> int:
-    declared = option_types(args.metric)
+    try:
+        declared = option_types(args.metric)
+    except ValueError as exc:  # a metric this installation lacks
+        raise CLIError(str(exc)) from None
     options = {}
     for item in args.option:
         key, raw = parse_option(item)

@@ -9,7 +9,9 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "compare"]
+from nlgmetrics._layout import module_path  # the folder evaluate.load takes (checkout or wheel)
+
+__all__ = ["__version__", "compare", "module_path"]
 
 
 def __getattr__(name: str) -> Any:

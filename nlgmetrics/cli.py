@@ -4,67 +4,87 @@
                      [--format table|json|csv] [-o key=value ...] [--device cuda] [--batch-size 64]
                      [--progress auto|on|off] [--plot-alignment PNG [--plot-index I]]
     nlgmetrics list
-    nlgmetrics baseline --model MODEL --lang LANG --corpus FILE      (a BERTScore rescaling baseline)
-    nlgmetrics hub build|publish NAME ...
+    nlgmetrics baseline --model MODEL (--lang LANG | --out FILE) --corpus FILE [--overwrite]
+    nlgmetrics hub build NAME --out DIR [--overwrite] [--wheel FILE | --requirement SPEC]
+    nlgmetrics hub publish NAME --repo ORG/NAME [--tag vX.Y.Z] [--dry-run]
 
-The embedding metrics (bertscore, moverscore) show a progress bar on long runs (``--progress auto``: at least
-``PROGRESS_MIN_LINES`` predictions and a terminal on stderr). ``--plot-alignment PNG`` also writes the token alignment
-heatmap of pair ``--plot-index`` (its first reference): MoverScore's transport flow or BERTScore's similarities.
+Files hold one text per line (UTF-8; a byte-order mark at the start is dropped); ``-`` reads standard input. The i-th
+line of every ``--references`` file is a reference of the i-th prediction.
 
-Files hold one text per line (UTF-8); the i-th line of every ``--references`` file is a reference of the i-th
-prediction. ``-o key=value`` passes a metric option (values are read as JSON when they parse: ``-o lowercase=true``,
-``-o max_ngram_order=2``, ``-o rouge_types='["rouge1","rougeL"]'``; otherwise as strings: ``-o tokenize=zh``).
+``-o key=value`` passes a metric option, read by the type the metric's compute function declares for it
+(:func:`coerce_option`): booleans as true/false, yes/no or 1/0 (any case), integers and numbers checked, ``none``
+or ``null`` where the option may be None, lists and objects as JSON (``-o rouge_types='["rouge1","rougeL"]'``), text
+as given (``-o tokenize=zh``).
+
+The embedding metrics show nlgmetrics' progress bar on long runs (``--progress auto``: at least
+``PROGRESS_MIN_LINES`` predictions and a terminal on stderr). Third-party progress bars and load messages
+(transformers' "Loading weights", datasets', evaluate's) are shown only with ``--progress on``.
+``--plot-alignment PNG`` also writes the token alignment heatmap of pair ``--plot-index`` (its first reference):
+MoverScore's transport flow or BERTScore's similarities.
+
+Every error names the problem and the fix, exits with code 2 and prints no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections.abc
 import csv
+import difflib
+import inspect
+import io
 import json
+import math
+import re
 import sys
+import types
+import typing
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from nlgmetrics.registry import METRICS, available_metrics, get_metric
+from nlgmetrics._quiet import quiet_third_party
+from nlgmetrics.registry import EMBEDDING, METRICS, available_metrics, get_metric, get_spec, metrics_of_kind
 
-
-EMBEDDING_METRICS = ("bertscore", "moverscore")
+EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
 PROGRESS_MIN_LINES = 2000
+STDIN = "-"
 
 
 class CLIError(Exception):
     """A problem with the command line or its files; printed without a traceback, exit code 2."""
 
 
+# -- input files --------------------------------------------------------------------------------------------------
 def read_text_file(path: str) -> list[str]:
-    """Lines of a UTF-8 file without their line endings."""
-    file = Path(path)
-    if not file.is_file():
-        raise CLIError(f"{path}: no such file")
-    data = file.read_bytes()
+    """Lines of a UTF-8 file (``-``: standard input) without line endings or a leading byte-order mark."""
+    if path == STDIN:
+        data = sys.stdin.buffer.read()
+    else:
+        file = Path(path)
+        if file.is_dir():
+            raise CLIError(f"{path} is a directory; pass a file with one text per line")
+        if not file.is_file():
+            raise CLIError(f"{path}: no such file")
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise CLIError(f"{path} cannot be read ({exc.strerror or exc}); check its permissions") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise CLIError(f"{path}: line {line} is not valid UTF-8 (byte {exc.start}); re-encode the file as UTF-8") from None
-    lines = text.split("\n")
+        name = "standard input" if path == STDIN else path
+        raise CLIError(f"{name}: line {line} is not valid UTF-8 (byte {exc.start}); re-encode it as UTF-8") from None
+    lines = text.removeprefix("\ufeff").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
-def parse_option(item: str) -> tuple[str, Any]:
-    key, sep, raw = item.partition("=")
-    if not sep or not key:
-        raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o tokenize=zh")
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        value = raw
-    return key.replace("-", "_"), value
+    return [line.removesuffix("\r") for line in lines]
 
 
 def load_pairs(predictions_path: str, reference_paths: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    if [predictions_path, *reference_paths].count(STDIN) > 1:
+        raise CLIError("only one of --predictions and --references can be '-' (standard input)")
     predictions = read_text_file(predictions_path)
     reference_files = [read_text_file(path) for path in reference_paths]
     for path, lines in zip(reference_paths, reference_files):
@@ -74,6 +94,147 @@ def load_pairs(predictions_path: str, reference_paths: Sequence[str]) -> tuple[l
                 "every references file needs one line per prediction"
             )
     return predictions, [list(refs) for refs in zip(*reference_files)]
+
+
+# -- metric options -----------------------------------------------------------------------------------------------
+_TRUE, _FALSE, _NONE = {"true", "yes", "1"}, {"false", "no", "0"}, {"none", "null"}
+_INT = re.compile(r"^[+-]?\d+$")
+_SEQUENCES = (list, tuple, set, frozenset, collections.abc.Sequence, collections.abc.Iterable,
+              collections.abc.Collection, collections.abc.Set)
+_MAPPINGS = (dict, collections.abc.Mapping)
+
+
+class _Mismatch(ValueError):
+    """``raw`` cannot be read as the declared type; the argument says what is expected."""
+
+
+def option_types(metric: str) -> dict[str, Any]:
+    """Each option of ``metric`` with its declared type (its spec's :meth:`~nlgmetrics.registry.MetricSpec.option_types`:
+    the compute function's annotations, aliases included; key ``"**"`` when it takes ``**options``)."""
+    return get_spec(metric).option_types()
+
+
+def _describe(tp: Any) -> str:
+    origin = typing.get_origin(tp) or tp
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(dict.fromkeys(_describe(arg) for arg in typing.get_args(tp)))
+    if tp is type(None):
+        return "none"
+    if tp is bool:
+        return "true or false (also yes/no, 1/0)"
+    if tp is int:
+        return "an integer"
+    if tp is float:
+        return "a number"
+    if tp is str:
+        return "text"
+    if origin in _MAPPINGS:
+        return "a JSON object such as '{\"a\": 1}'"
+    if origin in _SEQUENCES:
+        return "a JSON list such as '[\"a\", \"b\"]'"
+    if origin is collections.abc.Callable:
+        return "a Python function (not settable from the command line; use the Python API)"
+    return "a JSON value or text"
+
+
+def _json_or_text(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _convert(tp: Any, raw: str) -> Any:
+    """``raw`` read as type ``tp``; :class:`_Mismatch` when it is not one."""
+    origin = typing.get_origin(tp) or tp
+    word = raw.strip().lower()
+    if tp is Any or tp is object:
+        return _json_or_text(raw)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if type(None) in args and word in _NONE:
+            return None
+        rank = {bool: 0, int: 1, float: 2, str: 9}  # specific readings first, text last
+        for arg in sorted((a for a in args if a is not type(None)), key=lambda a: rank.get(a, 5)):
+            try:
+                return _convert(arg, raw)
+            except _Mismatch:
+                continue
+        raise _Mismatch(_describe(tp))
+    if tp is type(None):
+        if word in _NONE:
+            return None
+    elif tp is bool:
+        if word in _TRUE or word in _FALSE:
+            return word in _TRUE
+    elif tp is int:
+        if _INT.match(raw.strip()):
+            return int(raw)
+    elif tp is float:
+        try:
+            return float(raw)
+        except ValueError:
+            pass
+    elif tp is str:
+        return raw
+    elif origin in _MAPPINGS or origin in _SEQUENCES:
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = None
+        if origin in _MAPPINGS and isinstance(value, dict):
+            return value
+        if origin in _SEQUENCES and isinstance(value, list):
+            return tuple(value) if origin is tuple else value
+    elif origin is collections.abc.Callable:
+        pass
+    else:
+        return _json_or_text(raw)
+    raise _Mismatch(_describe(tp))
+
+
+def coerce_option(metric: str, key: str, raw: str) -> Any:
+    """The value of ``-o key=raw`` for ``metric``, read as the type the metric declares for ``key``.
+
+    bool: true/false, yes/no, 1/0 (any case); int and float: checked; ``X | None``: also none/null; lists and
+    mappings: JSON; str: as given; undeclared (``Any``): JSON when it parses, else text. :class:`CLIError` naming
+    the option and the expected type otherwise, or the closest option name for an unknown one.
+    """
+    declared = option_types(metric)
+    if key not in declared:
+        if "**" in declared:
+            return _json_or_text(raw)
+        names = sorted(declared)
+        close = difflib.get_close_matches(key, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise CLIError(f"-o {key}=...: {metric} has no option {key!r}{hint} Its options: {', '.join(names)}")
+    try:
+        return _convert(declared[key], raw)
+    except _Mismatch as exc:
+        raise CLIError(f"-o {key}={raw}: option {key!r} of {metric} takes {exc}, not {raw!r}") from None
+
+
+def parse_option(item: str) -> tuple[str, str]:
+    """``key=value`` split (dashes in the key become underscores); the value stays text."""
+    key, sep, raw = item.partition("=")
+    if not sep or not key:
+        raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o tokenize=zh")
+    return key.strip().replace("-", "_"), raw
+
+
+# -- output -------------------------------------------------------------------------------------------------------
+def _json_ready(value: Any, where: str, non_finite: list[str]) -> Any:
+    """``value`` with numpy scalars/arrays as Python numbers and non-finite floats as None (their keys noted)."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, float) and not math.isfinite(value):
+        non_finite.append(where)
+        return None
+    if isinstance(value, dict):
+        return {k: _json_ready(v, f"{where}.{k}" if where else str(k), non_finite) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v, f"{where}[{i}]", non_finite) for i, v in enumerate(value)]
+    return value
 
 
 def scalar_items(result: dict) -> list[tuple[str, Any]]:
@@ -89,7 +250,13 @@ def scalar_items(result: dict) -> list[tuple[str, Any]]:
 
 def format_result(metric: str, result: dict, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps({"metric": metric, **result}, indent=1, ensure_ascii=False)
+        non_finite: list[str] = []
+        ready = _json_ready({"metric": metric, **result}, "", non_finite)
+        if non_finite:
+            shown = ", ".join(non_finite[:5]) + (f" and {len(non_finite) - 5} more" if len(non_finite) > 5 else "")
+            print(f"nlgmetrics: warning: {shown} not a finite number; written as null (JSON has no NaN or "
+                  "Infinity)", file=sys.stderr)
+        return json.dumps(ready, indent=1, ensure_ascii=False, allow_nan=False)
     if fmt == "csv":
         rows = [["metric", "key", "value"]]
         for key, value in result.items():
@@ -97,9 +264,7 @@ def format_result(metric: str, result: dict, fmt: str) -> str:
                 rows += [[metric, f"{key}[{i}]", v] for i, v in enumerate(value)]
             else:
                 rows.append([metric, key, value])
-        from io import StringIO
-
-        buffer = StringIO()
+        buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(rows)
         return buffer.getvalue().rstrip("\n")
     items = scalar_items(result)
@@ -111,27 +276,36 @@ def format_result(metric: str, result: dict, fmt: str) -> str:
     return "\n".join(lines)
 
 
+# -- commands -----------------------------------------------------------------------------------------------------
 def cmd_score(args: argparse.Namespace) -> int:
-    options = dict(parse_option(item) for item in args.option)
-    if args.device is not None:
-        options["device"] = args.device
-    if args.batch_size is not None:
-        options["batch_size"] = args.batch_size
-    predictions, references = load_pairs(args.predictions, args.references)
+    try:
+        declared = option_types(args.metric)
+    except ValueError as exc:  # a metric this installation lacks
+        raise CLIError(str(exc)) from None
+    options = {}
+    for item in args.option:
+        key, raw = parse_option(item)
+        options[key] = coerce_option(args.metric, key, raw)
+    for flag, key, value in (("--device", "device", args.device), ("--batch-size", "batch_size", args.batch_size)):
+        if value is not None:
+            if key not in declared and "**" not in declared:
+                raise CLIError(f"{flag} applies to the embedding metrics ({', '.join(EMBEDDING_METRICS)}), "
+                               f"not {args.metric}; leave it out")
+            options[key] = value
     if args.plot_alignment and args.metric not in EMBEDDING_METRICS:
         raise CLIError(f"--plot-alignment works with {' and '.join(EMBEDDING_METRICS)}, not {args.metric}")
-    if args.metric in EMBEDDING_METRICS and "verbose" not in options and show_progress(args.progress, len(predictions)):
+    predictions, references = load_pairs(args.predictions, args.references)
+    if "verbose" in declared and "verbose" not in options and show_progress(args.progress, len(predictions)):
         options["verbose"] = True
     try:
-        compute = get_metric(args.metric)
-        result = compute(predictions, references, **options)
+        result = get_metric(args.metric)(predictions, references, **options)
         if args.plot_alignment:
             print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise CLIError(f"metric {args.metric!r} does not take that option: {exc}") from None
         raise CLIError(str(exc)) from None
-    except (ValueError, ImportError) as exc:
+    except (ValueError, ImportError) as exc:  # the core's checks (bad option values, devices, missing extras)
         raise CLIError(str(exc)) from None
     print(format_result(args.metric, result, args.format))
     return 0
@@ -158,13 +332,52 @@ def plot_pair(args: argparse.Namespace, predictions: list[str], references: list
                           **plot_options)
 
 
+def baseline_target(args: argparse.Namespace) -> Path:
+    """Where ``nlgmetrics baseline`` writes, checked before any work: never a folder, never an existing file unless
+    ``--overwrite`` and it is a baseline file, never outside the baselines folder for ``--lang``/``--model``."""
+    from nlgmetrics.semantic import baselines
+
+    if args.out is None and args.lang is None:
+        raise CLIError("pass --lang (the file goes where lookups find it) or --out FILE")
+    try:
+        if args.lang is not None:
+            baselines.check_lang(args.lang)
+        target = Path(args.out) if args.out is not None else baselines.default_baseline_path(args.lang, args.model)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if target.is_dir():
+        raise CLIError(f"--out {target} is a directory; pass a file path, e.g. {target / 'baseline.tsv'}")
+    if target.exists():
+        if not args.overwrite:
+            raise CLIError(f"{target} exists; pass --overwrite to replace it, or choose another --out")
+        try:
+            baselines.read_baseline(target)
+        except ValueError:
+            raise CLIError(f"{target} is not a baseline file (LAYER,P,R,F); nlgmetrics replaces only baseline files: "
+                           "choose another --out") from None
+    return target
+
+
 def cmd_baseline(args: argparse.Namespace) -> int:
     from nlgmetrics.semantic import baselines
 
+    target = baseline_target(args)
+    sentences: list[str] = []
+    for name in args.corpus:
+        try:
+            sentences += read_text_file(name)
+        except CLIError as exc:
+            raise CLIError(f"cannot read corpus {exc}") from None
+    verbose = args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty())
     try:
-        target = baselines.run(args)
-    except ValueError as exc:
+        baselines.compute_baseline(
+            sentences, args.model, lang=args.lang, pairs=args.pairs, seed=args.seed, out=target,
+            batch_size=args.batch_size, device=args.device, verbose=verbose,
+        )
+    except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
+    except OSError as exc:
+        raise CLIError(f"cannot write {target} ({exc.strerror or exc}); choose another --out") from None
     print(f"wrote {target}")
     return 0
 
@@ -175,43 +388,63 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _size(n: int) -> str:
+    return f"{n} B" if n < 1000 else f"{n / 1000:.1f} kB" if n < 10**6 else f"{n / 10**6:.1f} MB"
+
+
 def cmd_hub(args: argparse.Namespace) -> int:
     from nlgmetrics import hub
 
     try:
         if args.hub_command == "build":
-            folder = hub.build_space(args.name, args.out, source=args.source, overwrite=args.overwrite)
-            print(f"built the Space folder of {args.name} in {folder}: {', '.join(sorted(p.name for p in folder.iterdir()))}")
+            folder = hub.build_space(args.name, args.out, source=args.source, overwrite=args.overwrite,
+                                     wheel=args.wheel, requirement=args.requirement)
+            print(f"built the Space folder of {args.name} in {folder}: "
+                  f"{', '.join(sorted(p.name for p in folder.iterdir() if p.name != hub.MARKER))}")
             return 0
         result = hub.publish_space(
             args.name, args.repo, tag=args.tag, dry_run=args.dry_run, private=args.private, token=args.token,
-            source=args.source,
+            source=args.source, wheel=args.wheel, requirement=args.requirement,
         )
     except hub.HubError as exc:
         raise CLIError(str(exc)) from None
+    except OSError as exc:
+        raise CLIError(f"cannot write the Space folder ({exc.strerror or exc}: {exc.filename}); choose another "
+                       "--out") from None
     action = "would publish" if result.dry_run else "published"
-    print(f"{action} {args.name} to https://huggingface.co/spaces/{result.repo_id} ({', '.join(result.files)})")
+    total = sum(result.sizes.values())
+    print(f"{action} {args.name} to https://huggingface.co/spaces/{result.repo_id}: {len(result.files)} files, "
+          f"{_size(total)}")
+    for name in result.files:
+        print(f"  {name}  ({_size(result.sizes[name])})")
     for step in result.steps:
         print(f"  {step}")
     return 0
 
 
+def _positive_int(text: str) -> int:
+    if not _INT.match(text.strip()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nlgmetrics", description="Text-generation evaluation metrics.")
     sub = parser.add_subparsers(dest="command", required=True)
+    progress_help = "progress bars: nlgmetrics' own on long runs on a terminal (auto); on also shows third-party ones"
 
     score = sub.add_parser("score", help="score a file of predictions against reference files")
     score.add_argument("--metric", "-m", required=True, choices=list(METRICS))
-    score.add_argument("--predictions", "-p", required=True, help="file with one prediction per line")
+    score.add_argument("--predictions", "-p", required=True, help="file with one prediction per line (- for stdin)")
     score.add_argument("--references", "-r", required=True, action="append",
-                       help="file with one reference per line; repeat for several references")
+                       help="file with one reference per line (- for stdin); repeat for several references")
     score.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table")
     score.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                       help="a metric option, e.g. -o tokenize=zh (repeatable)")
+                       help="a metric option, e.g. -o tokenize=zh -o lowercase=false (repeatable)")
     score.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
-    score.add_argument("--batch-size", type=int, default=None, help="embedding metrics: texts per batch")
+    score.add_argument("--batch-size", type=_positive_int, default=None, help="embedding metrics: texts per batch")
     score.add_argument("--progress", choices=["auto", "on", "off"], default="auto",
-                       help=f"embedding metrics: progress bar (auto: {PROGRESS_MIN_LINES}+ lines on a terminal)")
+                       help=f"{progress_help} (auto: {PROGRESS_MIN_LINES}+ lines)")
     score.add_argument("--plot-alignment", metavar="PNG", default=None,
                        help="bertscore/moverscore: also write the token alignment heatmap of one pair (needs matplotlib)")
     score.add_argument("--plot-index", type=int, default=0, help="which pair --plot-alignment shows (default: 0)")
@@ -219,13 +452,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     baseline = sub.add_parser("baseline", help="compute a BERTScore rescaling baseline (bert_score's method) from a corpus")
     baseline.add_argument("--model", required=True, help="hub id or local folder (the bundled: minilm)")
-    baseline.add_argument("--lang", help="language code; without --out the file goes where lookups find it")
+    baseline.add_argument("--lang", help="language code (en, zh, en-sci); without --out the file goes where lookups "
+                                         "find it")
     baseline.add_argument("--corpus", required=True, nargs="+", help="text file(s), one sentence a line")
-    baseline.add_argument("--pairs", type=int, default=100_000, help="random sentence pairs (bert_score used 1M)")
+    baseline.add_argument("--pairs", type=_positive_int, default=100_000,
+                          help="random sentence pairs (bert_score used 1M)")
     baseline.add_argument("--seed", type=int, default=0)
     baseline.add_argument("--out", help="output file (default: $NLGMETRICS_HOME/baselines/<lang>/<model>.tsv)")
-    baseline.add_argument("--batch-size", type=int, default=64)
+    baseline.add_argument("--overwrite", action="store_true", help="replace an existing baseline file")
+    baseline.add_argument("--batch-size", type=_positive_int, default=64)
     baseline.add_argument("--device", default=None)
+    baseline.add_argument("--progress", choices=["auto", "on", "off"], default="auto", help=progress_help)
     baseline.set_defaults(func=cmd_baseline)
 
     listing = sub.add_parser("list", help="list the metrics available in this installation")
@@ -233,19 +470,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     hub_parser = sub.add_parser("hub", help="build or publish a metric's Hugging Face Space")
     hub_sub = hub_parser.add_subparsers(dest="hub_command", required=True)
-    build = hub_sub.add_parser("build", help="assemble a Space folder (module script, card, app.py, requirements.txt)")
+    build = hub_sub.add_parser("build", help="assemble a Space folder (module script, card, app.py, requirements.txt, "
+                                             "the nlgmetrics wheel)")
     build.add_argument("name", help="metric name (a folder of metrics/ with a card in hub_cards/)")
     build.add_argument("--out", required=True, help="the Space folder to create (evaluate.load(OUT) loads it)")
-    build.add_argument("--overwrite", action="store_true", help="replace OUT if it is not empty")
+    build.add_argument("--overwrite", action="store_true",
+                       help="replace a previous build in OUT (only folders made by hub build; nothing else is touched)")
     publish = hub_sub.add_parser("publish", help="build the Space and upload it with huggingface_hub")
     publish.add_argument("name", help="metric name")
     publish.add_argument("--repo", required=True, help="the Space id, ORG/NAME")
     publish.add_argument("--tag", default=None, help="tag the uploaded commit, e.g. v0.1.0")
-    publish.add_argument("--dry-run", action="store_true", help="build and show what would be done; no upload")
+    publish.add_argument("--dry-run", action="store_true", help="build and list exactly what would be uploaded")
     publish.add_argument("--private", action="store_true", help="create the Space private")
     publish.add_argument("--token", default=None, help="Hub token (default: the logged-in one, HF_TOKEN)")
     for command in (build, publish):
-        command.add_argument("--source", default=None, help="folder with metrics/ and hub_cards/ (default: the checkout)")
+        command.add_argument("--source", default=None,
+                             help="folder with metrics/ and hub_cards/ (default: this installation's)")
+        how = command.add_mutually_exclusive_group()
+        how.add_argument("--wheel", default=None,
+                         help="the nlgmetrics wheel the Space carries (default: built from the checkout, or repacked "
+                              "from the installed package)")
+        how.add_argument("--requirement", default=None, metavar="SPEC",
+                         help="install nlgmetrics from SPEC instead of carrying the wheel, e.g. "
+                              "'nlgmetrics[encoder] @ git+https://github.com/ORG/nlgmetrics@v0.1.0'")
     hub_parser.set_defaults(func=cmd_hub)
     return parser
 
@@ -254,10 +501,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with quiet_third_party(enabled=getattr(args, "progress", "auto") != "on"):
+            return args.func(args)
     except CLIError as exc:
         print(f"nlgmetrics: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("nlgmetrics: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # output piped into e.g. `head`
         sys.stderr.close()
         return 0

@@ -10,6 +10,7 @@ import json
 import time
 from pathlib import Path
 
+from nlgmetrics._quiet import quiet_third_party
 from nlgmetrics.integration.suite import flatten_result
 from nlgmetrics.registry import SPECS, available_metrics, get_metric
 
@@ -24,7 +25,8 @@ def main() -> None:
     for name in available_metrics():
         spec = SPECS[name]
         start = time.perf_counter()
-        result = flatten_result(name, get_metric(name)(predictions, references, **spec.demo_options))
+        with quiet_third_party():  # no model-loading bars or messages between the rows
+            result = flatten_result(name, get_metric(name)(predictions, references, **spec.demo_options))
         elapsed = time.perf_counter() - start
         rows.append((name, "  ".join(f"{key}={result[key]:.4f}" for key in spec.headline), elapsed))
     width = max(len(shown) for _, shown, _ in rows)

@@ -85,24 +85,44 @@ class MetricSpec:
         return get_metric(self.name)
 
     def option_names(self) -> list[str]:
-        """The compute function's keyword options, in signature order."""
-        parameters = list(inspect.signature(self.function).parameters.values())[2:]
-        return [p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        """The compute function's keyword options, in signature order (``**options`` not included)."""
+        return [name for name in self.option_types() if name != "**"]
 
     def option_types(self) -> dict[str, Any]:
-        """``{option: annotation}`` from the compute function's type hints (``bool``, ``int | None``, ...)."""
-        hints = typing.get_type_hints(self.function)
-        return {name: hints.get(name, Any) for name in self.option_names()}
+        """``{option: annotation}`` from the compute function's type hints (``bool``, ``int | None``, ...; ``Any``
+        where none resolves), aliases included; key ``"**"`` when the function also takes ``**options``."""
+        function = self.function
+        parameters = inspect.signature(function).parameters
+        try:
+            hints = typing.get_type_hints(function)
+        except (NameError, TypeError, AttributeError, SyntaxError):  # one does not resolve: the others one by one
+            hints = {}
+            for name, parameter in parameters.items():
+                annotation = parameter.annotation
+                try:
+                    hints[name] = eval(annotation, function.__globals__) if isinstance(annotation, str) else annotation
+                except (NameError, TypeError, AttributeError, SyntaxError):
+                    hints[name] = Any
+        found: dict[str, Any] = {}
+        for name, parameter in list(parameters.items())[2:]:  # after predictions, references
+            if parameter.kind == parameter.VAR_KEYWORD:
+                found["**"] = Any
+            elif parameter.kind != parameter.VAR_POSITIONAL:
+                found[name] = hints.get(name, Any)
+        for alias, name in self.aliases.items():
+            found.setdefault(alias, found.get(name, Any))
+        return found
 
     def canonical_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """``options`` with aliases replaced by the compute function's own names; an unknown name raises a
         ``ValueError`` naming the metric, the accepted names and the closest match."""
-        known = self.option_names()
+        types = self.option_types()
+        known = [name for name in types if name != "**"]
         out: dict[str, Any] = {}
         for key, value in options.items():
             name = self.aliases.get(key, key)
-            if name not in known:
-                raise ValueError(unknown_option_message(self.name, key, [*known, *self.aliases]))
+            if name not in known and "**" not in types:
+                raise ValueError(unknown_option_message(self.name, key, known))
             if name in out:
                 raise ValueError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
             out[name] = value

@@ -9,6 +9,7 @@ import math
 import pytest
 import torch
 
+from nlgmetrics import cli
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path
 from nlgmetrics.semantic import baselines
 from nlgmetrics.semantic.bertscore import compute_bertscore, self_bertscore
@@ -196,7 +197,7 @@ def test_baseline_command_and_lookup(data, tmp_path, monkeypatch):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(data["refs"] + data["hyps"]) + "\n", encoding="utf-8")
     out = tmp_path / "minilm.tsv"
-    assert baselines.main(["--model", "minilm", "--corpus", str(corpus), "--out", str(out), "--pairs", "20"]) == 0
+    assert cli.main(["baseline", "--model", "minilm", "--corpus", str(corpus), "--out", str(out), "--pairs", "20"]) == 0
     table = baselines.read_baseline(out)
     assert table.shape == (7, 3) and bool(((table > 0) & (table < 1)).all())
     # the same numbers by hand: random pairs, every layer, mean

@@ -1,4 +1,4 @@
-"""The command line in process: embedding-metric extras (progress bar, alignment plot, baseline command)."""
+"""The command line in process: embedding-metric extras (progress bars, alignment plot, baseline command)."""
 
 from __future__ import annotations
 
@@ -74,9 +74,65 @@ def test_baseline_command_writes_a_bert_score_format_file(tmp_path, capsys):
     assert table.shape == (7, 3)
     expected = baselines.compute_baseline(PREDS + REFS, "minilm")
     assert torch.allclose(table, expected, atol=1e-6)
-    # the module entry point is the same command
-    assert baselines.main(["--model", "minilm", "--corpus", str(corpus), "--out", str(tmp_path / "c.tsv")]) == 0
+    # an existing file is replaced only with --overwrite, and only when it is a baseline file
+    assert cli.main(["baseline", "--model", "minilm", "--corpus", str(corpus), "--out", str(out), "--pairs", "1"]) == 2
+    assert "exists; pass --overwrite" in capsys.readouterr().err
+    assert torch.equal(baselines.read_baseline(out), table)
+    assert cli.main(["baseline", "--model", "minilm", "--corpus", str(corpus), "--out", str(out), "--pairs", "1",
+                     "--overwrite"]) == 0
+    assert not torch.equal(baselines.read_baseline(out), table)  # one pair now, not four
     assert cli.main(["baseline", "--model", "minilm", "--corpus", str(corpus)]) == 2
     assert "pass --lang" in capsys.readouterr().err
     assert cli.main(["baseline", "--model", "minilm", "--corpus", str(tmp_path / "none.txt"), "--lang", "xx"]) == 2
     assert "cannot read corpus" in capsys.readouterr().err
+
+
+def test_baseline_refuses_what_it_did_not_write_before_any_work(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("NLGMETRICS_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(baselines, "compute_baseline", lambda *a, **k: pytest.fail("must refuse before computing"))
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(PREDS + REFS) + "\n", encoding="utf-8")
+    notes = tmp_path / "notes.tsv"
+    notes.write_text("my notes\n", encoding="utf-8")
+    base = ["baseline", "--model", "minilm", "--corpus", str(corpus)]
+    cases = [
+        (["--out", str(notes)], "exists; pass --overwrite"),
+        (["--out", str(notes), "--overwrite"], "is not a baseline file"),
+        (["--out", str(tmp_path)], "is a directory; pass a file path"),
+        (["--lang", "../../../x"], "is not a language code"),
+        (["--lang", "en/../../x"], "is not a language code"),
+    ]
+    for extra, message in cases:
+        assert cli.main(base + extra) == 2, extra
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (extra, err)
+    assert notes.read_text(encoding="utf-8") == "my notes\n"
+    for model in ("../../../x", "/abs/model", "org/name/extra", "..", "a/../../b"):
+        assert cli.main(["baseline", "--model", model, "--corpus", str(corpus), "--lang", "en"]) == 2, model
+        assert "is not a hub id" in capsys.readouterr().err
+    assert not (tmp_path / "home").exists() and not (tmp_path / "x").exists()
+    with pytest.raises(SystemExit) as exit_info:  # argparse: usage and exit code 2
+        cli.main(base + ["--lang", "xx", "--pairs", "0"])
+    assert exit_info.value.code == 2 and "at least 1" in capsys.readouterr().err
+    # the default location stays inside the baselines folder; lookups never leave it either
+    home = tmp_path / "home" / "baselines"
+    assert baselines.default_baseline_path("en-sci", "org/model") == home / "en-sci" / "org" / "model.tsv"
+    with pytest.raises(ValueError, match="not a language code"):
+        baselines.find_baseline("../x", "minilm")
+    with pytest.raises(ValueError, match="not a hub id"):
+        baselines.find_baseline("en", "/etc/passwd")
+
+
+def test_third_party_load_messages_only_with_progress_on(files, capfd):
+    """transformers' "Loading weights" bar: hidden by default, shown with --progress on; the library default is
+    restored after the command."""
+    from nlgmetrics.embed.encoder import Encoder, clear_encoders
+
+    hyp, ref = files
+    for progress, shown in (("off", False), ("auto", False), ("on", True)):
+        clear_encoders()
+        assert cli.main(["score", "-m", "moverscore", "-p", hyp, "-r", ref, "--progress", progress]) == 0
+        err = capfd.readouterr().err
+        assert ("Loading weights" in err) is shown, (progress, err)
+    Encoder("minilm")  # outside the CLI: the library's own behaviour, untouched
+    assert "Loading weights" in capfd.readouterr().err

@@ -42,6 +42,7 @@ from pathlib import Path
 
 import torch
 
+from nlgmetrics._quiet import model_loading
 from nlgmetrics.embed.cache import EmbeddingCache, TokenEmbeddings, get_cache
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.resources import missing_model_error, resolve_model
@@ -206,14 +207,15 @@ class Encoder:
         self._cache = cache
         local = os.path.isdir(self.path)
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=self.use_fast_tokenizer)
-            config = AutoConfig.from_pretrained(self.path)
-            if "t5" in config.model_type:
-                from transformers import T5EncoderModel
+            with model_loading():  # no load bars or messages inside the CLI's and the demo's quiet_third_party()
+                self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=self.use_fast_tokenizer)
+                config = AutoConfig.from_pretrained(self.path)
+                if "t5" in config.model_type:
+                    from transformers import T5EncoderModel
 
-                model = T5EncoderModel.from_pretrained(self.path, dtype=torch.float32)
-            else:
-                model = AutoModel.from_pretrained(self.path, dtype=torch.float32)
+                    model = T5EncoderModel.from_pretrained(self.path, dtype=torch.float32)
+                else:
+                    model = AutoModel.from_pretrained(self.path, dtype=torch.float32)
         except (OSError, ValueError) as exc:
             if local:
                 raise

@@ -10,19 +10,23 @@ Lookup for ``(lang, model_type)`` when no ``baseline_path`` is given, first hit 
 2. ``$NLGMETRICS_HOME/baselines/<lang>/<model_type>.tsv`` (where :func:`compute_baseline` writes by default);
 3. bert_score's own ``rescale_baseline/<lang>/<model_type>.tsv`` when the bert-score package is installed.
 
-Computing one, by bert_score's method (random sentence pairs, ``all_layers``, mean per layer)::
+Computing one, by bert_score's method (random sentence pairs, ``all_layers``, mean per layer): :func:`compute_baseline`,
+or on the command line (:mod:`nlgmetrics.cli`)::
 
     nlgmetrics baseline --model sentence-transformers/all-MiniLM-L6-v2 --lang en \\
         --corpus sentences.txt [--pairs 100000] [--seed 0] [--out FILE] [--batch-size 64] [--device cuda]
+
+The default location (2.) is built from ``lang`` (a language code: ``en``, ``zh``, ``en-sci``) and the model's hub id
+(``NAME`` or ``ORG/NAME``), both checked so it never leaves the baselines folder; a local model folder has no default
+location (pass ``out``/``baseline_path``).
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import importlib.util
 import random
-import sys
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,6 +35,8 @@ import torch
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID, cache_dir
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+_LANG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
+_HUB_ID_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def _model_key(model_type: str) -> str:
@@ -38,13 +44,16 @@ def _model_key(model_type: str) -> str:
 
 
 def baseline_candidates(lang: str, model_type: str) -> list[Path]:
-    """Where a baseline for (lang, model) is looked for, in order."""
+    """Where a baseline for (lang, model) is looked for, in order (only inside the baseline folders: a lang that is
+    not a language code or a model that is not a hub id has no candidates there)."""
     model = _model_key(model_type)
+    try:
+        check_lang(lang)
+        cached = default_baseline_path(lang, model)
+    except ValueError:
+        return []
     lang = lang.lower()
-    paths = [
-        DATA_DIR / f"rescale_baseline.{lang}.{model.replace('/', '--')}.tsv",
-        default_baseline_path(lang, model),
-    ]
+    paths = [DATA_DIR / f"rescale_baseline.{lang}.{model.replace('/', '--')}.tsv", cached]
     spec = importlib.util.find_spec("bert_score")
     if spec is not None and spec.origin:
         paths.append(Path(spec.origin).parent / "rescale_baseline" / lang / f"{model}.tsv")
@@ -63,7 +72,10 @@ def find_baseline(lang: str | None, model_type: str, baseline_path: str | None =
             "rescale_with_baseline needs lang (baselines are per language and model), e.g. lang='en', or a "
             "baseline_path."
         )
+    check_lang(lang)
     candidates = baseline_candidates(lang, model_type)
+    if not candidates:
+        default_baseline_path(lang, model_type)  # raises: the model is not a hub id, so it has no default location
     for path in candidates:
         if path.is_file():
             return path
@@ -99,9 +111,27 @@ def write_baseline(path: str | Path, table: torch.Tensor) -> Path:
     return path
 
 
+def check_lang(lang: str) -> str:
+    """``lang`` if it is a language code (``en``, ``zh``, ``en-sci``), else ``ValueError``."""
+    if not isinstance(lang, str) or not _LANG.match(lang):
+        raise ValueError(f"lang {lang!r} is not a language code; use one like 'en', 'zh' or 'en-sci'.")
+    return lang
+
+
 def default_baseline_path(lang: str, model_type: str) -> Path:
-    """Where a computed baseline for (lang, model) is written and where :func:`find_baseline` looks for it."""
-    return cache_dir() / "baselines" / lang.lower() / f"{_model_key(model_type)}.tsv"
+    """Where a computed baseline for (lang, model) is written and where :func:`find_baseline` looks for it:
+    ``<cache>/baselines/<lang>/<hub id>.tsv``. ``ValueError`` for a lang that is not a language code or a model that
+    is not a hub id (``NAME`` or ``ORG/NAME``: a local folder has no default location), so the path never leaves the
+    baselines folder."""
+    check_lang(lang)
+    model = _model_key(model_type)
+    parts = model.split("/") if isinstance(model, str) else []
+    if not 1 <= len(parts) <= 2 or not all(_HUB_ID_PART.match(part) for part in parts):
+        raise ValueError(
+            f"model {model_type!r} is not a hub id (NAME or ORG/NAME), so its baseline has no default location: "
+            "pass out=FILE (nlgmetrics baseline --out FILE) to compute one, and baseline_path=FILE when scoring."
+        )
+    return cache_dir() / "baselines" / lang.lower() / f"{model}.tsv"
 
 
 def compute_baseline(
@@ -138,31 +168,3 @@ def compute_baseline(
     if out is not None:
         write_baseline(out, table)
     return table
-
-
-def run(args: argparse.Namespace) -> Path:
-    """Compute and write the baseline file the parsed ``args`` (``nlgmetrics baseline``) describe; its path."""
-    if args.out is None and args.lang is None:
-        raise ValueError("pass --lang (the file goes where lookups find it) or --out FILE")
-    sentences: list[str] = []
-    for name in args.corpus:
-        try:
-            sentences += Path(name).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read corpus {name}: {exc}") from None
-    compute_baseline(
-        sentences, args.model, lang=args.lang, pairs=args.pairs, seed=args.seed, out=args.out,
-        batch_size=args.batch_size, device=args.device, verbose=True,
-    )
-    return Path(args.out) if args.out else default_baseline_path(args.lang, args.model)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m nlgmetrics.semantic.baselines ...``: the same as ``nlgmetrics baseline ...``."""
-    from nlgmetrics.cli import main as cli_main
-
-    return cli_main(["baseline", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

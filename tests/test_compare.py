@@ -168,3 +168,31 @@ def test_reports_and_plot(wmt, tmp_path):
     pytest.importorskip("matplotlib")
     target = plot(rows, tmp_path / "compare.png")
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_compare(wmt, tmp_path, capsys):
+    import json
+
+    from nlgmetrics.cli import main
+
+    systems, refs = wmt
+    ref = tmp_path / "ref.txt"
+    ref.write_text("\n".join(refs[:60]) + "\n", encoding="utf-8")
+    files = []
+    for name in ("uedin-nmt", "C-3MA", "uedin-mix"):
+        files.append(tmp_path / f"{name}.txt")
+        files[-1].write_text("\n".join(systems[name][:60]) + "\n", encoding="utf-8")
+    argv = ["compare", "-r", str(ref), "--baseline", str(files[0]), str(files[1]), str(files[2]), "-m", "bleu",
+            "--n-resamples", "200", "--format", "json"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    expected = compare({f.name: systems[f.stem][:60] for f in files}, refs[:60], ["bleu"], n_resamples=200)
+    assert rows == expected
+    assert main(argv[:-2] + ["--paired-ar", "--n-trials", "100", "-o", "bleu.tokenize=intl"]) == 0
+    assert "Baseline: uedin-nmt.txt" in capsys.readouterr().out
+    short = tmp_path / "short.txt"
+    short.write_text("one line\n", encoding="utf-8")
+    assert main(["compare", "-r", str(ref), "--baseline", str(files[0]), str(short)]) == 2
+    assert "short.txt has 1 lines but" in capsys.readouterr().err
+    assert main(["compare", "-r", str(ref), "--baseline", str(files[0]), str(files[1]), "-o", "bleu.lowercse=1"]) == 2
+    assert "did you mean 'lowercase'" in capsys.readouterr().err

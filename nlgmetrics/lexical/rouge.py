@@ -77,8 +77,12 @@ AGGREGATORS = ("mean", "bootstrap")
 ROUGE_SCORE_SAMPLES = 1000  # rouge_score's BootstrapAggregator(n_samples=1000, confidence_interval=0.95)
 ROUGE_SCORE_CONFIDENCE = 0.95
 SKIP_PAIR_LIMIT = 2**18  # skip-bigrams per text above which ROUGE-S counts come from prefix sums, not a Counter
-SKIP_BLOCK_ELEMENTS = 2**22  # integers per (positions x token types) block of the prefix-sum count
+SKIP_BLOCK_ELEMENTS = 2**20  # integers per (positions x token types) block of the prefix-sum count
 WLCS_PYTHON_CELLS = 2**12  # dynamic-program cells up to which ROUGE-W runs the plain loop (numpy diagonals above)
+# Long-text limits (about a minute on one core; raise them here to go further): ROUGE-W's m * n cells, ROUGE-S's
+# (m + n) * shared-vocabulary prefix-sum work. 20,000-word texts take a few seconds and under 100 MiB.
+WLCS_MAX_CELLS = 2**32
+SKIP_MAX_WORK = 2**32
 
 _TYPE_PATTERN = re.compile(r"rouge(?:(?P<n>[1-9])|(?P<l>L|Lsum)|W(?:-(?P<w>\d+(?:\.\d+)?))?|(?P<s>SU|S)(?P<d>\d+|\*))")
 _TYPE_HELP = (
@@ -131,6 +135,10 @@ def _check_weight(weight: object) -> None:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Statistics: each returns (hit, ref_total, pred_total)
+class _TooLong(ValueError):
+    """A text pair above a long-text limit (re-raised by compute_rouge with the example's index)."""
+
+
 def ngram_counter(tokens: Sequence[str], n: int) -> Counter:
     """Counts of the n-grams of ``tokens`` (unigrams keyed by the token, higher orders by tuples)."""
     if n == 1:
@@ -239,6 +247,13 @@ def wlcs(ref: Sequence[str], can: Sequence[str], weight: float) -> float:
     m, n = len(ref), len(can)
     if not m or not n:
         return 0.0
+    if m * n > WLCS_MAX_CELLS:
+        raise _TooLong(
+            f"rougeW of a {m}-token reference and a {n}-token prediction needs {m * n:.3g} dynamic-program cells, "
+            f"more than nlgmetrics.lexical.rouge.WLCS_MAX_CELLS = {WLCS_MAX_CELLS:.3g} (about a minute): score "
+            "shorter segments (e.g. one per paragraph or document), use rougeL (bit-parallel, fast at any length), or "
+            "raise that limit."
+        )
     gain = [(k + 1) ** weight - k**weight for k in range(min(m, n) + 1)]
     if m * n > WLCS_PYTHON_CELLS:
         return _wlcs_by_diagonals(ref, can, gain)
@@ -263,7 +278,7 @@ def wlcs(ref: Sequence[str], can: Sequence[str], weight: float) -> float:
 def _wlcs_by_diagonals(ref: Sequence[str], can: Sequence[str], gain: list[float]) -> float:
     """:func:`wlcs`'s dynamic program over anti-diagonals d = i + j. Diagonal arrays are indexed by i; cell (i, j)
     reads up = c(i-1, j) and left = c(i, j-1) from diagonal d-1 (indices i-1, i) and c(i-1, j-1), k(i-1, j-1) from
-    diagonal d-2 (index i-1). Index 0 (j = ... , i = 0) and index d (j = 0) are the zero border."""
+    diagonal d-2 (index i-1). Index 0 (i = 0) and index d (j = 0) hold the zero border."""
     m, n = len(ref), len(can)
     ids: dict[str, int] = {}
     x = np.fromiter((ids.setdefault(t, len(ids)) for t in ref), dtype=np.int64, count=m)
@@ -317,6 +332,14 @@ def skip_bigram_hits(ref: Sequence[str], pred: Sequence[str], skip: int | None) 
     shared = set(ref).intersection(pred)
     if not shared:
         return 0
+    work = (len(ref) + len(pred)) * len(shared)
+    if work > SKIP_MAX_WORK:
+        raise _TooLong(
+            f"skip-bigrams of a {len(ref)}-token reference and a {len(pred)}-token prediction sharing {len(shared)} "
+            f"words need {work:.3g} counting steps, more than nlgmetrics.lexical.rouge.SKIP_MAX_WORK = "
+            f"{SKIP_MAX_WORK:.3g} (about a minute): score shorter segments (e.g. one per paragraph or document), or "
+            "raise that limit."
+        )
     vocab = {token: i for i, token in enumerate(shared)}
     texts = [_SkipText(np.fromiter((vocab.get(t, -1) for t in tokens), np.int64, len(tokens)), skip)
              for tokens in (ref, pred)]
@@ -333,13 +356,14 @@ class _SkipText:
 
     def __init__(self, ids: np.ndarray, skip: int | None) -> None:
         self.ids = ids
+        self.skip = skip
         positions = np.flatnonzero(ids >= 0)
-        self.first = positions[np.argsort(ids[positions], kind="stable")]  # positions i, grouped by token a = 0..V-1
-        sorted_ids = ids[self.first]
+        first = positions[np.argsort(ids[positions], kind="stable")]  # positions i, grouped by token a = 0..V-1
+        sorted_ids = ids[first]
         self.starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])  # every a occurs: V groups
-        m = len(ids)
-        self.low_rows = self.first + 1
-        self.high_rows = np.full_like(self.first, m) if skip is None else np.minimum(self.first + skip + 2, m)
+        self.occurrences = np.diff(np.r_[self.starts, len(first)])[:, None]
+        self.low_rows = first + 1
+        self.high_rows = None if skip is None else np.minimum(first + skip + 2, len(ids))
 
     def counts(self, low: int, high: int) -> np.ndarray:
         """(V, high - low) int64: c(a, b) for every shared a and b in [low, high)."""
@@ -348,8 +372,10 @@ class _SkipText:
         at = np.flatnonzero((ids >= low) & (ids < high))
         prefix[at + 1, ids[at] - low] = 1
         np.cumsum(prefix, axis=0, out=prefix)
-        window = prefix[self.high_rows] - prefix[self.low_rows]
-        return np.add.reduceat(window, self.starts, axis=0, dtype=np.int64)
+        before = np.add.reduceat(prefix[self.low_rows], self.starts, axis=0, dtype=np.int64)
+        if self.high_rows is None:  # every later position: occurrences(a) * P[m] - sum of P[i + 1]
+            return self.occurrences * prefix[-1].astype(np.int64) - before
+        return np.add.reduceat(prefix[self.high_rows], self.starts, axis=0, dtype=np.int64) - before
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -612,7 +638,13 @@ def _score_examples(
     scorer = make_scorer(rouge_types, **options)
     if is_default_tokenizer(options.get("tokenizer")) and options.get("lang") is None:
         warn_lost_letters(preds, refs, stacklevel=4)
-    return [t.name for t in scorer.rouge_types], [scorer.score(pred, ref) for pred, ref in zip(preds, refs)]
+    rows = []
+    for i, (pred, ref) in enumerate(zip(preds, refs)):
+        try:
+            rows.append(scorer.score(pred, ref))
+        except _TooLong as exc:
+            raise ValueError(f"example {i}: {exc}") from None
+    return [t.name for t in scorer.rouge_types], rows
 
 
 @contextmanager

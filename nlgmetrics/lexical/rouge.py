@@ -1,7 +1,8 @@
 """ROUGE (Lin, 2004): N, L, Lsum (rouge_score 0.1.2-exact), W, S and SU.
 
-Flow: text -> tokens (:mod:`nlgmetrics.text.rouge_tokenize`) -> per reference, one statistic triple
-``(hit, ref_total, pred_total)`` per ROUGE type -> precision, recall, F per example -> mean (or per-example lists)::
+Flow: text -> tokens (:mod:`nlgmetrics.text.rouge_tokenize`; rouge_score's by default, as HF evaluate) -> per
+reference, one statistic triple ``(hit, ref_total, pred_total)`` per ROUGE type -> precision, recall, F per example
+-> one aggregate per key (:func:`aggregate`) or per-example lists::
 
     P = g(hit / pred_total)      R = g(hit / ref_total)      (0 when the total is 0; g is x -> x, or f^-1 for W)
     F = 2PR / (P + R)                                         (0 when P + R = 0; rouge_score's formula)
@@ -19,14 +20,18 @@ The types (X = reference tokens, length m; Y = prediction tokens, length n):
   (empty lines dropped); for each reference sentence r_i the union of one LCS with every prediction sentence is taken
   (rouge_score's backtrack picks which LCS), and its tokens count as hits while both texts still have that token
   unused (no double counting); totals are the token counts. Without newlines it is rouge_score's rougeLsum of one
-  sentence, which equals rougeL.
+  sentence, which equals rougeL. ``split_summaries=True`` takes the sentences from nltk's ``sent_tokenize`` instead,
+  as rouge_score's option of that name.
 - ``rougeW`` (weighted LCS, Lin 2004 section 3.3), ``f(k) = k^w`` (``weight_factor`` w, default 1.2): the dynamic
   program ``c(i,j) = c(i-1,j-1) + f(k+1) - f(k)`` on a match (k = length of the run of consecutive matches ending at
   (i-1, j-1)), else ``max(c(i-1,j), c(i,j-1))`` with the run reset; hit = c(m,n), totals f(m) and f(n), g = f^-1,
-  i.e. ``R = (WLCS / m^w)^(1/w)``. ``rougeW-1.5`` sets w for that type.
+  i.e. ``R = (WLCS / m^w)^(1/w)``. ``rougeW-1.5`` sets w for that type. Long texts: the cells of one anti-diagonal
+  (i + j = d) depend only on the two diagonals before it, so numpy computes a diagonal at once (same floats).
 - ``rougeS<d>`` / ``rougeS*`` (skip-bigrams, section 5): every ordered pair of tokens (x_i, x_j), i < j, with at most
   d tokens between them (j - i <= d + 1, ROUGE-1.5.5's ``-2 d``), or any distance for ``*``; hit = clipped pair
-  matches; totals the pair counts (C(m,2) for ``*``).
+  matches; totals the pair counts (C(m,2) for ``*``). Long texts (over ``SKIP_PAIR_LIMIT`` pairs) are counted without
+  listing pairs: over the vocabulary V shared by both texts, c(a, b) = sum over positions i of a of the count of b in
+  the window after i, read off prefix counts of b (:func:`skip_bigram_hits`): O((m + n) V) time, bounded memory.
 - ``rougeSU<d>`` / ``rougeSU*``: skip-bigrams plus unigrams, both counted in hit and totals.
 
 Where ROUGE-1.5.5 (the perl script) differs from the paper, and what we follow:
@@ -43,6 +48,17 @@ Where ROUGE-1.5.5 (the perl script) differs from the paper, and what we follow:
 - Several references: ``multi_ref="best"`` is rouge_score's ``score_multi`` (per type, the reference with the highest
   F; the first on ties). ``multi_ref="average"`` is perl's default ``-f A``: hits and totals are summed over the
   references, then P/R/F (longer references weigh more). Perl's ``-f B`` picks the best reference by recall, not F.
+
+Aggregation over examples (``use_aggregator=True``), one place, :func:`aggregate`:
+
+- ``aggregator="mean"`` (the core's default): the exact mean, ``fsum / n``.
+- ``aggregator="bootstrap"`` (HF evaluate's ``rouge``, the default of ``metrics/rouge``): rouge_score's
+  ``BootstrapAggregator`` mid. For each type in turn, 1000 times ``np.random.choice(np.arange(n), size=n)`` from
+  numpy's legacy global RNG and the mean of those rows, then the 50th percentile of the 1000 means
+  (:func:`rouge_score_bootstrap`, call for call). evaluate seeds the global RNG with the module's ``seed`` around
+  ``_compute``; ``numpy_seed`` does the same here (state restored after), so the same seed gives HF's exact floats.
+- ``n_bootstrap`` intervals are separate: ``numpy.random.default_rng(seed)`` resamples (as BLEU and NIST), whatever the
+  aggregator.
 """
 
 from __future__ import annotations

@@ -11,11 +11,15 @@ import html
 
 import numpy as np
 import pytest
+from conftest import DATA
 from rouge_score import rouge_scorer, scoring
 
-from nlgmetrics.lexical.rouge import compute_rouge, numpy_global_seed, rouge_score_bootstrap, rouge_scores
-
-from conftest import DATA
+from nlgmetrics.lexical.rouge import (
+    compute_rouge,
+    numpy_global_seed,
+    rouge_score_bootstrap,
+    rouge_scores,
+)
 
 pytestmark = pytest.mark.filterwarnings(r"ignore:ROUGE. \d+ of \d+ texts:UserWarning")
 

@@ -10,7 +10,14 @@ import random
 import pytest
 
 from nlgmetrics.lexical import rouge
-from nlgmetrics.lexical.rouge import compute_rouge, overlap, rouge_scores, skip_bigram_counter, skip_bigram_hits, wlcs
+from nlgmetrics.lexical.rouge import (
+    compute_rouge,
+    overlap,
+    rouge_scores,
+    skip_bigram_counter,
+    skip_bigram_hits,
+    wlcs,
+)
 
 pytestmark = pytest.mark.filterwarnings(r"ignore:ROUGE. \d+ of \d+ texts:UserWarning")
 
@@ -54,7 +61,7 @@ def test_skip_bigram_hits_and_wlcs_on_random_sequences():
         if loop is not None:
             assert rouge._wlcs_by_diagonals(a, b, gain) == loop
     # the paper's dynamic program can decrease to the right (a match restarts the run): c(4, 5) < c(4, 4) here
-    x, y = "p q r a".split(), "p q r a a".split()
+    x, y = ["p", "q", "r", "a"], ["p", "q", "r", "a", "a"]
     gain = [(k + 1) ** 1.2 - k**1.2 for k in range(5)]
     assert rouge._wlcs_by_diagonals(x, y, gain) == wlcs(x, y, 1.2) == 3**1.2 + 1
 

@@ -368,7 +368,7 @@ def skip_bigram_hits(ref: Sequence[str], pred: Sequence[str], skip: int | None) 
 
 
 class _SkipText:
-    """One text's token ids (-1: not shared) with its shared positions grouped by token, for :func:`skip_bigram_hits`."""
+    """One text's token ids (-1: not shared), its shared positions grouped by token: :func:`skip_bigram_hits`."""
 
     def __init__(self, ids: np.ndarray, skip: int | None) -> None:
         self.ids = ids
@@ -499,7 +499,9 @@ def type_statistics(
     if max(ref_total, pred_total) <= SKIP_PAIR_LIMIT:
         hit = overlap(ref.skips(skip, unigrams), pred.skips(skip, unigrams))  # unigram keys never equal pair keys
     else:  # long texts: count without listing the pairs
-        hit = skip_bigram_hits(ref.tokens, pred.tokens, skip) + (overlap(ref.ngrams(1), pred.ngrams(1)) if unigrams else 0)
+        hit = skip_bigram_hits(ref.tokens, pred.tokens, skip)
+        if unigrams:
+            hit += overlap(ref.ngrams(1), pred.ngrams(1))
     if unigrams:
         return hit, ref_total + m, pred_total + n
     return hit, ref_total, pred_total
@@ -558,7 +560,8 @@ def _check_flag(name: str, value: object) -> bool:
 
 def _check_number(name: str, value: object, low: float, high: float, what: str) -> float:
     """A finite real number in [low, high], else a ValueError that says what the option means."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not low <= value <= high:
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not real or not (math.isfinite(value) and low <= value <= high):
         raise ValueError(f"{name} must be a finite number {what}, got {value!r:.40}.")
     return float(value)
 
@@ -567,7 +570,8 @@ def _check_seed(name: str, value: object, allow_none: bool = True) -> None:
     if value is None and allow_none:
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**32:
-        raise ValueError(f"{name} must be an integer in [0, 2**32){' or None' if allow_none else ''}, got {value!r:.40}.")
+        either = " or None" if allow_none else ""
+        raise ValueError(f"{name} must be an integer in [0, 2**32){either}, got {value!r:.40}.")
 
 
 def make_scorer(
@@ -772,7 +776,7 @@ def compute_rouge(
     use_aggregator = _check_flag("use_aggregator", use_aggregator)
     if n_bootstrap:
         if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral) or n_bootstrap < 2:
-            raise ValueError(f"n_bootstrap must be at least 2 to estimate an interval (0: none), got {n_bootstrap!r:.40}.")
+            raise ValueError(f"n_bootstrap must be an integer of at least 2 (0: no interval), got {n_bootstrap!r:.30}.")
         if not use_aggregator:
             raise ValueError("n_bootstrap needs use_aggregator=True: intervals are over the mean of the examples.")
     if isinstance(confidence_interval, bool) or not isinstance(confidence_interval, numbers.Real) or not (

@@ -181,3 +181,23 @@ def test_split_summaries_is_rouge_scores():
     split = compute_rouge(summaries[:2], targets[:2], rouge_types=["rougeLsum"], split_summaries=True)
     whole = compute_rouge(summaries[:2], targets[:2], rouge_types=["rougeLsum"])
     assert split["rougeLsum"] > whole["rougeLsum"]
+
+
+def test_concurrent_bootstrap_draws_do_not_interleave(deen):
+    """Threads share numpy's global RNG: each call's 1000 draws per type run under one lock, so every thread gets the
+    numbers of its own seed (without the lock, this fails: the draws interleave)."""
+    import threading
+
+    refs, systems = deen["refs"], list(deen["systems"].values())[:6]
+    want = [compute_rouge(h, refs, aggregator="bootstrap", numpy_seed=i) for i, h in enumerate(systems)]
+    got: list = [None] * len(systems)
+
+    def run(i: int) -> None:
+        got[i] = compute_rouge(systems[i], refs, aggregator="bootstrap", numpy_seed=i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(systems))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == want

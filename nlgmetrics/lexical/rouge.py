@@ -66,6 +66,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import threading
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -667,19 +668,24 @@ def _score_examples(
     return [t.name for t in scorer.rouge_types], rows
 
 
+_NUMPY_GLOBAL_RNG = threading.Lock()  # one draw sequence at a time: concurrent calls never interleave their draws
+
+
 @contextmanager
 def numpy_global_seed(seed: int | None) -> Iterator[None]:
     """numpy's legacy global RNG seeded with ``seed`` inside, its state restored after (what evaluate does around
-    ``_compute`` with the module's seed); ``None`` leaves the global RNG as it stands (and advances it)."""
-    if seed is None:
-        yield
-        return
-    state = np.random.get_state()
-    np.random.seed(seed)
-    try:
-        yield
-    finally:
-        np.random.set_state(state)
+    ``_compute`` with the module's seed); ``None`` leaves the global RNG as it stands (and advances it). Held under a
+    lock, so calls from several threads draw one after the other."""
+    with _NUMPY_GLOBAL_RNG:
+        if seed is None:
+            yield
+            return
+        state = np.random.get_state()
+        np.random.seed(seed)
+        try:
+            yield
+        finally:
+            np.random.set_state(state)
 
 
 def rouge_score_bootstrap(values: np.ndarray, numpy_seed: int | None = None) -> np.ndarray:

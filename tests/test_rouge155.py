@@ -316,3 +316,17 @@ def test_bad_flavor_and_misplaced_keywords():
         compute_rouge(["a"], ["a"], flavor="rouge155", stopwords=True)
     with pytest.raises(ValueError, match="predictions"):
         compute_rouge(["a", "b"], ["a"], flavor="rouge155")
+
+
+def test_evaluate_module_takes_the_perl_flavor():
+    import evaluate
+
+    rouge = evaluate.load("./metrics/rouge")
+    direct = compute_rouge(["the cat sat on the mat .\nit purred ."], [["a cat sat on a mat .\nit was happy ."]],
+                           rouge_types=["rouge1", "rougeL", "rougeSU4"], flavor="rouge155", use_aggregator=False)
+    through = rouge.compute(predictions=["the cat sat on the mat .\nit purred ."],
+                            references=[["a cat sat on a mat .\nit was happy ."]],
+                            rouge_types=["rouge1", "rougeL", "rougeSU4"], flavor="rouge155", use_aggregator=False)
+    assert through == direct and 0 < direct["rougeSU4"][0] < 1
+    with pytest.raises(ValueError, match="apply to flavor='rouge_score' only"):
+        compute_rouge(["a"], ["a"], flavor="rouge155", lang="de")

@@ -1,7 +1,8 @@
 """ROUGE (Lin, 2004): N, L, Lsum (rouge_score 0.1.2-exact), W, S and SU.
 
-Flow: text -> tokens (:mod:`nlgmetrics.text.rouge_tokenize`) -> per reference, one statistic triple
-``(hit, ref_total, pred_total)`` per ROUGE type -> precision, recall, F per example -> mean (or per-example lists)::
+Flow: text -> tokens (:mod:`nlgmetrics.text.rouge_tokenize`; rouge_score's by default, as HF evaluate) -> per
+reference, one statistic triple ``(hit, ref_total, pred_total)`` per ROUGE type -> precision, recall, F per example
+-> one aggregate per key (:func:`aggregate`) or per-example lists::
 
     P = g(hit / pred_total)      R = g(hit / ref_total)      (0 when the total is 0; g is x -> x, or f^-1 for W)
     F = 2PR / (P + R)                                         (0 when P + R = 0; rouge_score's formula)
@@ -19,14 +20,18 @@ The types (X = reference tokens, length m; Y = prediction tokens, length n):
   (empty lines dropped); for each reference sentence r_i the union of one LCS with every prediction sentence is taken
   (rouge_score's backtrack picks which LCS), and its tokens count as hits while both texts still have that token
   unused (no double counting); totals are the token counts. Without newlines it is rouge_score's rougeLsum of one
-  sentence, which equals rougeL.
+  sentence, which equals rougeL. ``split_summaries=True`` takes the sentences from nltk's ``sent_tokenize`` instead,
+  as rouge_score's option of that name.
 - ``rougeW`` (weighted LCS, Lin 2004 section 3.3), ``f(k) = k^w`` (``weight_factor`` w, default 1.2): the dynamic
   program ``c(i,j) = c(i-1,j-1) + f(k+1) - f(k)`` on a match (k = length of the run of consecutive matches ending at
   (i-1, j-1)), else ``max(c(i-1,j), c(i,j-1))`` with the run reset; hit = c(m,n), totals f(m) and f(n), g = f^-1,
-  i.e. ``R = (WLCS / m^w)^(1/w)``. ``rougeW-1.5`` sets w for that type.
+  i.e. ``R = (WLCS / m^w)^(1/w)``. ``rougeW-1.5`` sets w for that type. Long texts: the cells of one anti-diagonal
+  (i + j = d) depend only on the two diagonals before it, so numpy computes a diagonal at once (same floats).
 - ``rougeS<d>`` / ``rougeS*`` (skip-bigrams, section 5): every ordered pair of tokens (x_i, x_j), i < j, with at most
   d tokens between them (j - i <= d + 1, ROUGE-1.5.5's ``-2 d``), or any distance for ``*``; hit = clipped pair
-  matches; totals the pair counts (C(m,2) for ``*``).
+  matches; totals the pair counts (C(m,2) for ``*``). Long texts (over ``SKIP_PAIR_LIMIT`` pairs) are counted without
+  listing pairs: over the vocabulary V shared by both texts, c(a, b) = sum over positions i of a of the count of b in
+  the window after i, read off prefix counts of b (:func:`skip_bigram_hits`): O((m + n) V) time, bounded memory.
 - ``rougeSU<d>`` / ``rougeSU*``: skip-bigrams plus unigrams, both counted in hit and totals.
 
 Where ROUGE-1.5.5 (the perl script) differs from the paper, and what we follow:
@@ -43,26 +48,58 @@ Where ROUGE-1.5.5 (the perl script) differs from the paper, and what we follow:
 - Several references: ``multi_ref="best"`` is rouge_score's ``score_multi`` (per type, the reference with the highest
   F; the first on ties). ``multi_ref="average"`` is perl's default ``-f A``: hits and totals are summed over the
   references, then P/R/F (longer references weigh more). Perl's ``-f B`` picks the best reference by recall, not F.
+
+Aggregation over examples (``use_aggregator=True``), one place, :func:`aggregate`:
+
+- ``aggregator="mean"`` (the core's default): the exact mean, ``fsum / n``.
+- ``aggregator="bootstrap"`` (HF evaluate's ``rouge``, the default of ``metrics/rouge``): rouge_score's
+  ``BootstrapAggregator`` mid. For each type in turn, 1000 times ``np.random.choice(np.arange(n), size=n)`` from
+  numpy's legacy global RNG and the mean of those rows, then the 50th percentile of the 1000 means
+  (:func:`rouge_score_bootstrap`, call for call). evaluate seeds the global RNG with the module's ``seed`` around
+  ``_compute``; ``numpy_seed`` does the same here (state restored after), so the same seed gives HF's exact floats.
+- ``n_bootstrap`` intervals are separate: ``numpy.random.default_rng(seed)`` resamples (as BLEU and NIST), whatever the
+  aggregator.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import re
+import threading
+import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices
-from nlgmetrics.text.rouge_tokenize import RougeTokenizer, TokenizerSpec, get_rouge_tokenizer
+from nlgmetrics.text.rouge_tokenize import (
+    RougeTokenizer,
+    TokenizerSpec,
+    count_lost_letters,
+    get_rouge_tokenizer,
+    is_default_tokenizer,
+    tokenizer_for_lang,
+)
 
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 DEFAULT_WEIGHT_FACTOR = 1.2
+AGGREGATORS = ("mean", "bootstrap")
+ROUGE_SCORE_SAMPLES = 1000  # rouge_score's BootstrapAggregator(n_samples=1000, confidence_interval=0.95)
+ROUGE_SCORE_CONFIDENCE = 0.95
+SKIP_PAIR_LIMIT = 2**18  # skip-bigrams per text above which ROUGE-S counts come from prefix sums, not a Counter
+SKIP_BLOCK_ELEMENTS = 2**20  # integers per (positions x token types) block of the prefix-sum count
+WLCS_PYTHON_CELLS = 2**12  # dynamic-program cells up to which ROUGE-W runs the plain loop (numpy diagonals above)
+# Long-text limits (about a minute on one core; raise them here to go further): ROUGE-W's m * n cells, ROUGE-S's
+# (m + n) * shared-vocabulary prefix-sum work. 20,000-word texts take a few seconds and under 100 MiB.
+WLCS_MAX_CELLS = 2**32
+SKIP_MAX_WORK = 2**32
 
 _TYPE_PATTERN = re.compile(r"rouge(?:(?P<n>[1-9])|(?P<l>L|Lsum)|W(?:-(?P<w>\d+(?:\.\d+)?))?|(?P<s>SU|S)(?P<d>\d+|\*))")
 _TYPE_HELP = (
@@ -115,6 +152,10 @@ def _check_weight(weight: object) -> None:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Statistics: each returns (hit, ref_total, pred_total)
+class _TooLong(ValueError):
+    """A text pair above a long-text limit (re-raised by compute_rouge with the example's index)."""
+
+
 def ngram_counter(tokens: Sequence[str], n: int) -> Counter:
     """Counts of the n-grams of ``tokens`` (unigrams keyed by the token, higher orders by tuples)."""
     if n == 1:
@@ -213,11 +254,26 @@ def summary_lcs_hits(ref_sents: Sequence[Sequence[str]], can_sents: Sequence[Seq
 
 
 def wlcs(ref: Sequence[str], can: Sequence[str], weight: float) -> float:
-    """Weighted LCS of Lin (2004), f(k) = k^weight: the value c(m, n) of the paper's dynamic program."""
+    """Weighted LCS of Lin (2004), f(k) = k^weight: the value c(m, n) of the paper's dynamic program.
+
+    ``c(i,j) = c(i-1,j-1) + f(k+1) - f(k)`` on a match (k = the run of matches ending at (i-1, j-1)), else
+    ``max(c(i-1,j), c(i,j-1))`` with the run reset. Up to ``WLCS_PYTHON_CELLS`` cells a plain loop, above it the same
+    cell updates one anti-diagonal at a time in numpy (every cell of a diagonal depends only on the two before it),
+    which gives the same floats: O(m n) time, O(m) memory.
+    """
     m, n = len(ref), len(can)
     if not m or not n:
         return 0.0
+    if m * n > WLCS_MAX_CELLS:
+        raise _TooLong(
+            f"rougeW of a {m}-token reference and a {n}-token prediction needs {m * n:.3g} dynamic-program cells, "
+            f"more than nlgmetrics.lexical.rouge.WLCS_MAX_CELLS = {WLCS_MAX_CELLS:.3g} (about a minute): score "
+            "shorter segments (e.g. one per paragraph or document), use rougeL (bit-parallel, fast at any length), or "
+            "raise that limit."
+        )
     gain = [(k + 1) ** weight - k**weight for k in range(min(m, n) + 1)]
+    if m * n > WLCS_PYTHON_CELLS:
+        return _wlcs_by_diagonals(ref, can, gain)
     prev_c = [0.0] * (n + 1)
     prev_k = [0] * (n + 1)
     for x in ref:
@@ -236,6 +292,33 @@ def wlcs(ref: Sequence[str], can: Sequence[str], weight: float) -> float:
     return prev_c[n]
 
 
+def _wlcs_by_diagonals(ref: Sequence[str], can: Sequence[str], gain: list[float]) -> float:
+    """:func:`wlcs`'s dynamic program over anti-diagonals d = i + j. Diagonal arrays are indexed by i; cell (i, j)
+    reads up = c(i-1, j) and left = c(i, j-1) from diagonal d-1 (indices i-1, i) and c(i-1, j-1), k(i-1, j-1) from
+    diagonal d-2 (index i-1). Index 0 (i = 0) and index d (j = 0) hold the zero border."""
+    m, n = len(ref), len(can)
+    ids: dict[str, int] = {}
+    x = np.fromiter((ids.setdefault(t, len(ids)) for t in ref), dtype=np.int64, count=m)
+    y_rev = np.fromiter((ids.get(t, -1) for t in reversed(can)), dtype=np.int64, count=n)  # y[j-1] = y_rev[n-j]
+    gains = np.asarray(gain, dtype=np.float64)
+    c = [np.zeros(m + 1) for _ in range(3)]  # diagonals d-2, d-1, d (rotated)
+    k = [np.zeros(m + 1, dtype=np.int64) for _ in range(3)]
+    for d in range(2, m + n + 1):
+        c2, c1, c0 = c
+        k2, k1, k0 = k
+        lo, hi = max(1, d - n), min(m, d - 1)
+        match = x[lo - 1 : hi] == y_rev[n - d + lo : n - d + hi + 1]
+        run = k2[lo - 1 : hi]
+        c0[lo : hi + 1] = np.where(match, c2[lo - 1 : hi] + gains[run], np.maximum(c1[lo - 1 : hi], c1[lo : hi + 1]))
+        k0[lo : hi + 1] = np.where(match, run + 1, 0)
+        if hi < m:  # cell (hi + 1, j = d - hi - 1 = 0 when hi = d - 1): border, read by the next two diagonals
+            c0[hi + 1] = 0.0
+            k0[hi + 1] = 0
+        c = [c1, c0, c2]
+        k = [k1, k0, k2]
+    return float(c[1][m])
+
+
 def skip_bigram_counter(tokens: Sequence[str], skip: int | None, unigrams: bool = False) -> Counter:
     """Skip-bigrams (x_i, x_j), i < j, j - i <= skip + 1 (any j for ``skip=None``), plus unigrams for ROUGE-SU."""
     counts: Counter = Counter()
@@ -245,6 +328,71 @@ def skip_bigram_counter(tokens: Sequence[str], skip: int | None, unigrams: bool 
     if unigrams:
         counts.update(tokens)
     return counts
+
+
+def skip_bigram_total(length: int, skip: int | None) -> int:
+    """How many skip-bigrams a text of ``length`` tokens has: sum over gaps g = 1 .. min(skip + 1, length - 1) of
+    (length - g); C(length, 2) for ``skip=None``."""
+    last = max(0, length - 1 if skip is None else min(skip + 1, length - 1))
+    return last * length - last * (last + 1) // 2
+
+
+def skip_bigram_hits(ref: Sequence[str], pred: Sequence[str], skip: int | None) -> int:
+    """Clipped skip-bigram matches, sum over pairs (a, b) of min(c_ref(a, b), c_pred(a, b)), without listing pairs.
+
+    Only tokens found in both texts can match; over that shared vocabulary (ids 0..V-1),
+    ``c(a, b) = sum over positions i with x_i = a of (P[min(i + skip + 2, m), b] - P[i + 1, b])``, where ``P[r, b]``
+    counts b among the first r tokens (``P[m]`` for ``skip=None``). ``P`` is built for a block of b columns at a
+    time, its rows are summed per a (``np.add.reduceat`` over positions sorted by token), and the two texts' (V, block)
+    counts are clipped and added: O((m + n) V) time, O((m + n) block) memory, integers throughout (exact).
+    """
+    shared = set(ref).intersection(pred)
+    if not shared:
+        return 0
+    work = (len(ref) + len(pred)) * len(shared)
+    if work > SKIP_MAX_WORK:
+        raise _TooLong(
+            f"skip-bigrams of a {len(ref)}-token reference and a {len(pred)}-token prediction sharing {len(shared)} "
+            f"words need {work:.3g} counting steps, more than nlgmetrics.lexical.rouge.SKIP_MAX_WORK = "
+            f"{SKIP_MAX_WORK:.3g} (about a minute): score shorter segments (e.g. one per paragraph or document), or "
+            "raise that limit."
+        )
+    vocab = {token: i for i, token in enumerate(shared)}
+    texts = [_SkipText(np.fromiter((vocab.get(t, -1) for t in tokens), np.int64, len(tokens)), skip)
+             for tokens in (ref, pred)]
+    block = max(1, SKIP_BLOCK_ELEMENTS // (max(len(ref), len(pred)) + 1))
+    hits = 0
+    for low in range(0, len(vocab), block):
+        high = min(len(vocab), low + block)
+        hits += int(np.minimum(texts[0].counts(low, high), texts[1].counts(low, high)).sum())
+    return hits
+
+
+class _SkipText:
+    """One text's token ids (-1: not shared), its shared positions grouped by token: :func:`skip_bigram_hits`."""
+
+    def __init__(self, ids: np.ndarray, skip: int | None) -> None:
+        self.ids = ids
+        self.skip = skip
+        positions = np.flatnonzero(ids >= 0)
+        first = positions[np.argsort(ids[positions], kind="stable")]  # positions i, grouped by token a = 0..V-1
+        sorted_ids = ids[first]
+        self.starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])  # every a occurs: V groups
+        self.occurrences = np.diff(np.r_[self.starts, len(first)])[:, None]
+        self.low_rows = first + 1
+        self.high_rows = None if skip is None else np.minimum(first + skip + 2, len(ids))
+
+    def counts(self, low: int, high: int) -> np.ndarray:
+        """(V, high - low) int64: c(a, b) for every shared a and b in [low, high)."""
+        ids = self.ids
+        prefix = np.zeros((len(ids) + 1, high - low), dtype=np.int32)
+        at = np.flatnonzero((ids >= low) & (ids < high))
+        prefix[at + 1, ids[at] - low] = 1
+        np.cumsum(prefix, axis=0, out=prefix)
+        before = np.add.reduceat(prefix[self.low_rows], self.starts, axis=0, dtype=np.int64)
+        if self.high_rows is None:  # every later position: occurrences(a) * P[m] - sum of P[i + 1]
+            return self.occurrences * prefix[-1].astype(np.int64) - before
+        return np.add.reduceat(prefix[self.high_rows], self.starts, axis=0, dtype=np.int64) - before
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -270,14 +418,28 @@ def _ratio(hit: float, total: float, weight: float) -> float:
     return value ** (1.0 / weight) if weight else value
 
 
+def summary_sentences(text: str, split_summaries: bool = False) -> list[str]:
+    """rouge_score's sentences of ``text`` for rougeLsum: its lines, or with ``split_summaries`` nltk's
+    ``sent_tokenize`` (English Punkt, provisioned offline by :func:`nlgmetrics.resources.ensure_punkt`) of the whole
+    text; empty ones dropped."""
+    if split_summaries:
+        import nltk
+
+        sentences = nltk.sent_tokenize(text)
+    else:
+        sentences = text.split("\n")
+    return [sentence for sentence in sentences if sentence]
+
+
 class _Example:
     """Lazily computed token views of one text (n-gram counters, sentences, skip-bigrams), shared across types."""
 
-    __slots__ = ("text", "tokens", "tokenize", "_ngrams", "_sents", "_skips")
+    __slots__ = ("text", "tokens", "tokenize", "split_summaries", "_ngrams", "_sents", "_skips")
 
-    def __init__(self, text: str, tokenize: RougeTokenizer) -> None:
+    def __init__(self, text: str, tokenize: RougeTokenizer, split_summaries: bool = False) -> None:
         self.text = text
         self.tokenize = tokenize
+        self.split_summaries = split_summaries
         self.tokens = tokenize(text)
         self._ngrams: dict[int, Counter] = {}
         self._sents: list[tuple[str, ...]] | None = None
@@ -289,9 +451,13 @@ class _Example:
             counts = self._ngrams[n] = ngram_counter(self.tokens, n)
         return counts
 
+    def one_line(self) -> bool:
+        """Whether rougeLsum sees one sentence (or none): no newline, no sentence splitting."""
+        return not self.split_summaries and "\n" not in self.text
+
     def sentences(self) -> list[tuple[str, ...]]:
         if self._sents is None:
-            self._sents = [self.tokenize(line) for line in self.text.split("\n") if line]
+            self._sents = [self.tokenize(s) for s in summary_sentences(self.text, self.split_summaries)]
         return self._sents
 
     def skips(self, skip: int | None, unigrams: bool) -> Counter:
@@ -315,7 +481,7 @@ def type_statistics(
             max(len(ref.tokens) - n + 1, 0),
             max(len(pred.tokens) - n + 1, 0),
         )
-    if kind == "L" or (kind == "Lsum" and "\n" not in ref.text and "\n" not in pred.text):
+    if kind == "L" or (kind == "Lsum" and ref.one_line() and pred.one_line()):
         # a one-line text is one sentence (or none, when empty): rougeLsum's statistics are rougeL's
         if memo is not None and "L" in memo:
             return memo["L"]
@@ -325,13 +491,21 @@ def type_statistics(
         return stats
     if kind == "Lsum":
         return summary_lcs_hits(ref.sentences(), pred.sentences())
+    m, n = len(ref.tokens), len(pred.tokens)
     if kind == "W":
         w = rouge_type.weight
-        m, n = len(ref.tokens), len(pred.tokens)
         return wlcs(ref.tokens, pred.tokens, w), float(m) ** w, float(n) ** w
-    ref_counts = ref.skips(rouge_type.skip, rouge_type.unigrams)
-    pred_counts = pred.skips(rouge_type.skip, rouge_type.unigrams)
-    return overlap(ref_counts, pred_counts), sum(ref_counts.values()), sum(pred_counts.values())
+    skip, unigrams = rouge_type.skip, rouge_type.unigrams
+    ref_total, pred_total = skip_bigram_total(m, skip), skip_bigram_total(n, skip)
+    if max(ref_total, pred_total) <= SKIP_PAIR_LIMIT:
+        hit = overlap(ref.skips(skip, unigrams), pred.skips(skip, unigrams))  # unigram keys never equal pair keys
+    else:  # long texts: count without listing the pairs
+        hit = skip_bigram_hits(ref.tokens, pred.tokens, skip)
+        if unigrams:
+            hit += overlap(ref.ngrams(1), pred.ngrams(1))
+    if unigrams:
+        return hit, ref_total + m, pred_total + n
+    return hit, ref_total, pred_total
 
 
 def scores_from_statistics(
@@ -354,11 +528,12 @@ class RougeScorer:
     multi_ref: str = "best"
     alpha: float | None = None
     beta: float | None = None
+    split_summaries: bool = False
 
     def score(self, prediction: str, references: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         """Scores of one prediction against its references (best reference per type, or pooled averaging)."""
-        pred = _Example(prediction, self.tokenize)
-        refs = [_Example(ref, self.tokenize) for ref in references]
+        pred = _Example(prediction, self.tokenize, self.split_summaries)
+        refs = [_Example(ref, self.tokenize, self.split_summaries) for ref in references]
         out = {}
         memos: list[dict] = [{} for _ in refs]
         for rouge_type in self.rouge_types:
@@ -374,6 +549,173 @@ class RougeScorer:
                     best = scores
             out[rouge_type.name] = best
         return out
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Options and aggregation
+def _check_flag(name: str, value: object) -> bool:
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.")
+
+
+def _check_number(name: str, value: object, low: float, high: float, what: str) -> float:
+    """A finite real number in [low, high], else a ValueError that says what the option means."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not real or not (math.isfinite(value) and low <= value <= high):
+        raise ValueError(f"{name} must be a finite number {what}, got {value!r:.40}.")
+    return float(value)
+
+
+def _check_seed(name: str, value: object, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**32:
+        either = " or None" if allow_none else ""
+        raise ValueError(f"{name} must be an integer in [0, 2**32){either}, got {value!r:.40}.")
+
+
+def make_scorer(
+    rouge_types: Sequence[str] | str | None = None,
+    *,
+    use_stemmer: bool = False,
+    tokenizer: TokenizerSpec = None,
+    lang: str | None = None,
+    split_summaries: bool = False,
+    multi_ref: str = "best",
+    weight_factor: float = DEFAULT_WEIGHT_FACTOR,
+    alpha: float | None = None,
+    beta: float | None = None,
+) -> RougeScorer:
+    """A checked :class:`RougeScorer` (options as :func:`compute_rouge`): every option error is raised here, before
+    any text is scored."""
+    if rouge_types is None:
+        rouge_types = DEFAULT_ROUGE_TYPES
+    elif isinstance(rouge_types, str):
+        rouge_types = [rouge_types]
+    elif not isinstance(rouge_types, Sequence) or not rouge_types:
+        raise ValueError(f"rouge_types must be a non-empty list of ROUGE type names ({_TYPE_HELP}).")
+    _check_weight(weight_factor)
+    types = tuple({t.name: t for t in (parse_rouge_type(name, weight_factor) for name in rouge_types)}.values())
+    if multi_ref not in ("best", "average"):
+        raise ValueError(
+            f"multi_ref must be 'best' (rouge_score's score_multi) or 'average' (ROUGE-1.5.5 -f A), got {multi_ref!r}."
+        )
+    if alpha is not None and beta is not None:
+        raise ValueError("give alpha (ROUGE-1.5.5's -p) or beta (F_beta), not both.")
+    if alpha is not None:
+        alpha = _check_number("alpha", alpha, 0, 1, "in [0, 1] (1: precision only, 0: recall only)")
+    if beta is not None:
+        beta = _check_number(
+            "beta", beta, 0, math.inf,
+            ">= 0 (beta > 1 favours recall; for recall alone read the T_recall key rather than beta=inf)",
+        )
+    if lang is not None:
+        if not is_default_tokenizer(tokenizer):
+            raise ValueError(
+                f"give tokenizer or lang, not both: lang={lang!r} only picks a tokenizer ('unicode' for any language "
+                "but English)."
+            )
+        tokenizer = tokenizer_for_lang(lang)
+    split_summaries = _check_flag("split_summaries", split_summaries)
+    if split_summaries and any(t.kind == "Lsum" for t in types):
+        from nlgmetrics.resources import ensure_punkt
+
+        ensure_punkt()
+    tokenize = get_rouge_tokenizer(tokenizer, _check_flag("use_stemmer", use_stemmer))
+    return RougeScorer(types, tokenize, multi_ref, alpha, beta, split_summaries)
+
+
+def warn_lost_letters(predictions: Sequence[str], references: Sequence[Sequence[str]], stacklevel: int = 3) -> None:
+    """One warning when rouge_score's (default) tokenizer drops letters from some of the texts."""
+    texts = list(chain(predictions, chain.from_iterable(references)))
+    count, letter, where = count_lost_letters(texts)
+    if not count:
+        return
+    if where < len(predictions):
+        name = f"predictions[{where}]"
+    else:
+        where -= len(predictions)
+        for i, refs in enumerate(references):
+            if where < len(refs):
+                name = f"references[{i}][{where}]"
+                break
+            where -= len(refs)
+    warnings.warn(
+        f"ROUGE: {count} of {len(texts)} texts (predictions and references) have letters that the default tokenizer "
+        f"drops (e.g. {letter!r} in {name}): it is rouge_score's, as in HF evaluate's rouge, and keeps only ASCII "
+        "a-z and 0-9, so accented, Chinese, Japanese, Cyrillic... letters do not count. To keep them, pass "
+        "tokenizer='unicode' or the texts' language, e.g. lang='de' or lang='zh'.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def _score_examples(
+    predictions: Sequence[str], references: Sequence[str | Sequence[str]], rouge_types: Any, options: dict
+) -> tuple[list[str], list[dict[str, tuple[float, float, float]]]]:
+    """Check, warn, score: type names and one ``{type: (P, R, F)}`` per example."""
+    preds, refs = check_pairs(predictions, references)
+    scorer = make_scorer(rouge_types, **options)
+    if is_default_tokenizer(options.get("tokenizer")) and options.get("lang") is None:
+        warn_lost_letters(preds, refs, stacklevel=4)
+    rows = []
+    for i, (pred, ref) in enumerate(zip(preds, refs)):
+        try:
+            rows.append(scorer.score(pred, ref))
+        except _TooLong as exc:
+            raise ValueError(f"example {i}: {exc}") from None
+    return [t.name for t in scorer.rouge_types], rows
+
+
+_NUMPY_GLOBAL_RNG = threading.Lock()  # one draw sequence at a time: concurrent calls never interleave their draws
+
+
+@contextmanager
+def numpy_global_seed(seed: int | None) -> Iterator[None]:
+    """numpy's legacy global RNG seeded with ``seed`` inside, its state restored after (what evaluate does around
+    ``_compute`` with the module's seed); ``None`` leaves the global RNG as it stands (and advances it). Held under a
+    lock, so calls from several threads draw one after the other."""
+    with _NUMPY_GLOBAL_RNG:
+        if seed is None:
+            yield
+            return
+        state = np.random.get_state()
+        np.random.seed(seed)
+        try:
+            yield
+        finally:
+            np.random.set_state(state)
+
+
+def rouge_score_bootstrap(values: np.ndarray, numpy_seed: int | None = None) -> np.ndarray:
+    """(3, k) low/mid/high of rouge_score 0.1.2's ``BootstrapAggregator().aggregate()``, call for call.
+
+    ``values`` is (n, k) with (precision, recall, F) column triples per type. For each type in turn, 1000 times:
+    ``idx = np.random.choice(np.arange(n), size=n)`` (numpy's global RNG), the mean of those rows; then
+    ``np.percentile`` at 2.5, 50 and 97.5 of the 1000 means. The same RNG state gives the same floats.
+    """
+    n = values.shape[0]
+    delta = (1 - ROUGE_SCORE_CONFIDENCE) / 2
+    q = 100 * np.array([delta, 0.5, 1 - delta])
+    out = np.empty((3, values.shape[1]))
+    with numpy_global_seed(numpy_seed):
+        for t in range(0, values.shape[1], 3):
+            matrix = np.ascontiguousarray(values[:, t : t + 3])  # rouge_score's np.vstack of Score tuples
+            sample_mean = np.zeros((ROUGE_SCORE_SAMPLES, 3))
+            for i in range(ROUGE_SCORE_SAMPLES):
+                sample_idx = np.random.choice(np.arange(n), size=n)
+                sample_mean[i, :] = np.mean(matrix[sample_idx, :], axis=0)
+            out[:, t : t + 3] = np.percentile(sample_mean, q, axis=0)
+    return out
+
+
+def aggregate(values: np.ndarray, aggregator: str = "mean", numpy_seed: int | None = None) -> list[float]:
+    """One value per column of ``values`` (n examples x k): the exact mean (``"mean"``, ``math.fsum`` / n) or
+    rouge_score's bootstrap mid (``"bootstrap"``, HF evaluate's ``rouge``: :func:`rouge_score_bootstrap`)."""
+    if aggregator == "bootstrap":
+        return rouge_score_bootstrap(values, numpy_seed)[1].tolist()
+    return [math.fsum(column) / len(column) for column in values.T.tolist()]
 
 
 def _bootstrap(values: np.ndarray, n_samples: int, seed: int | None, confidence: float) -> np.ndarray:
@@ -395,6 +737,10 @@ def compute_rouge(
     use_aggregator: bool = True,
     use_stemmer: bool = False,
     tokenizer: TokenizerSpec = None,
+    lang: str | None = None,
+    split_summaries: bool = False,
+    aggregator: str = "mean",
+    numpy_seed: int | None = None,
     multi_ref: str | None = None,
     weight_factor: float = DEFAULT_WEIGHT_FACTOR,
     alpha: float | None = None,
@@ -403,73 +749,97 @@ def compute_rouge(
     confidence_interval: float = 0.95,
     seed: int | None = DEFAULT_SEED,
     flavor: str = "rouge_score",
-    **flavor_options: Any,
+    wordnet_exceptions: bool = False,
+    remove_stopwords: bool = False,
+    length_limit: int | None = None,
+    byte_limit: int | None = None,
+    byte_limit_bug: bool = False,
+    eval_ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """ROUGE of ``predictions`` against ``references`` (one string or a list of strings per prediction).
 
     Keys, for each type T of ``rouge_types`` (default rouge1, rouge2, rougeL, rougeLsum, as HF evaluate): ``T`` is the
-    F-measure, ``T_precision`` and ``T_recall`` the precision and recall; the mean over examples with
-    ``use_aggregator=True``, else a list with one value per example. With ``n_bootstrap`` >= 2 (aggregated only),
-    ``T_low``, ``T_mid``, ``T_high`` (and ``T_precision_low`` ... ``T_recall_high``) are the percentiles
-    (1 - confidence_interval) / 2, 50, (1 + confidence_interval) / 2 of the means of ``n_bootstrap`` resamples of the
-    examples, seeded (same input and seed, same numbers).
+    F-measure, ``T_precision`` and ``T_recall`` the precision and recall; aggregated over the examples with
+    ``use_aggregator=True``, else a list with one value per example. ``aggregator``: ``"mean"`` (default here: the
+    exact mean) or ``"bootstrap"`` (HF evaluate's ``rouge``, whose module defaults to it: the median of 1000 bootstrap
+    resample means, rouge_score's ``BootstrapAggregator`` mid, drawn from numpy's global RNG call for call; with
+    ``numpy_seed`` it is seeded for the draw and restored after, as evaluate does with a module's ``seed``, so the same
+    seed gives HF's exact number; ``None`` draws from the global RNG as it stands, as rouge_score).
+    With ``n_bootstrap`` >= 2 (aggregated only), ``T_low``, ``T_mid``, ``T_high`` (and ``T_precision_low`` ...
+    ``T_recall_high``) are the percentiles (1 - confidence_interval) / 2, 50, (1 + confidence_interval) / 2 of the
+    means of ``n_bootstrap`` resamples of the examples, seeded by ``seed`` (``numpy.random.default_rng``, as the
+    BLEU/NIST intervals; same input and seed, same numbers; independent of ``aggregator`` and of numpy's global RNG).
 
-    ``tokenizer``: 'unicode' (default; rouge_score's tokens on ASCII text), 'rouge_score', 'whitespace', or a callable
-    text -> list of str (used as is). ``use_stemmer``: Porter stemming of tokens longer than 3 characters, as
-    rouge_score. ``multi_ref``: 'best' (rouge_score's score_multi) or 'average' (ROUGE-1.5.5 -f A).
-    ``weight_factor``: w of ROUGE-W. ``alpha`` (perl's -p) or ``beta`` weight the F-measure; default: balanced F1.
-    ``flavor="rouge155"``: ROUGE-1.5.5.pl's figures, with its options as keywords (see ``rouge155.compute_rouge155``).
+    ``tokenizer``: ``'rouge_score'`` (default, as HF evaluate: lowercase ASCII ``[a-z0-9]+`` words; other letters are
+    dropped, with one warning per call naming how many texts lost letters), ``'unicode'`` (letters of every script,
+    one token per Chinese/Japanese character), ``'whitespace'``, or a callable text -> list of str (used as is).
+    ``lang``: the texts' language code; any language but English (``'de'``, ``'zh'``, ``'ja'``...) selects
+    ``'unicode'``. ``use_stemmer``: Porter stemming of tokens longer than 3 characters, as rouge_score.
+    ``split_summaries``: rougeLsum's sentences from nltk's ``sent_tokenize`` (Punkt, offline) instead of newlines,
+    as rouge_score's ``RougeScorer(split_summaries=True)``. ``multi_ref``: 'best' (rouge_score's score_multi) or
+    'average' (ROUGE-1.5.5 -f A). ``weight_factor``: w of ROUGE-W. ``alpha`` (perl's -p) or ``beta`` weight the
+    F-measure; default: balanced F1.
+
+    ``flavor="rouge155"``: ROUGE-1.5.5.pl's figures (:mod:`nlgmetrics.lexical.rouge155`), with perl's options
+    ``wordnet_exceptions``, ``remove_stopwords`` (-s), ``length_limit`` (-l), ``byte_limit`` (-b),
+    ``byte_limit_bug`` and ``eval_ids`` (these apply to that flavor only; ``multi_ref`` defaults to its -f A there).
     """
-    if flavor != "rouge_score" or flavor_options:  # ROUGE-1.5.5.pl's numbers: nlgmetrics.lexical.rouge155
+    perl_options = {
+        key: value
+        for key, value, default in (
+            ("wordnet_exceptions", wordnet_exceptions, False), ("remove_stopwords", remove_stopwords, False),
+            ("length_limit", length_limit, None), ("byte_limit", byte_limit, None),
+            ("byte_limit_bug", byte_limit_bug, False), ("eval_ids", eval_ids, None),
+        )
+        if value is not default
+    }
+    if flavor != "rouge_score" or perl_options:  # ROUGE-1.5.5.pl's numbers: nlgmetrics.lexical.rouge155
         from nlgmetrics.lexical.rouge155 import compute_rouge_flavor
 
+        own = {"lang": lang, "split_summaries": split_summaries, "aggregator": aggregator, "numpy_seed": numpy_seed}
+        changed = [key for key, value in own.items() if value != {"split_summaries": False, "aggregator": "mean"}.get(key)]
+        if flavor != "rouge_score" and changed:
+            raise ValueError(f"{', '.join(changed)} apply to flavor='rouge_score' only, not flavor={flavor!r}.")
         return compute_rouge_flavor(
             flavor, predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator,
             use_stemmer=use_stemmer, tokenizer=tokenizer, multi_ref=multi_ref, weight_factor=weight_factor,
-            alpha=alpha, beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, **flavor_options,
+            alpha=alpha, beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, **perl_options,
         )  # fmt: skip
     multi_ref = "best" if multi_ref is None else multi_ref
-    preds, refs = check_pairs(predictions, references)
-    if rouge_types is None:
-        rouge_types = DEFAULT_ROUGE_TYPES
-    elif isinstance(rouge_types, str):
-        rouge_types = [rouge_types]
-    elif not isinstance(rouge_types, Sequence) or not rouge_types:
-        raise ValueError(f"rouge_types must be a non-empty list of ROUGE type names ({_TYPE_HELP}).")
-    _check_weight(weight_factor)
-    types = tuple(dict((t.name, t) for t in (parse_rouge_type(name, weight_factor) for name in rouge_types)).values())
-    if multi_ref not in ("best", "average"):
+    if aggregator not in AGGREGATORS:
         raise ValueError(
-            f"multi_ref must be 'best' (rouge_score's score_multi) or 'average' (ROUGE-1.5.5 -f A), got {multi_ref!r}."
+            f"aggregator must be 'mean' (the exact mean over examples) or 'bootstrap' (HF evaluate's rouge: the median "
+            f"of rouge_score's 1000 bootstrap means), got {aggregator!r:.40}."
         )
-    if alpha is not None and beta is not None:
-        raise ValueError("give alpha (ROUGE-1.5.5's -p) or beta (F_beta), not both.")
-    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1):
-        raise ValueError(f"alpha must be a number in [0, 1] (1: precision only, 0: recall only), got {alpha!r}.")
-    if beta is not None and (isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0):
-        raise ValueError(f"beta must be a non-negative number (beta > 1 favours recall), got {beta!r}.")
+    _check_seed("numpy_seed", numpy_seed)
+    use_aggregator = _check_flag("use_aggregator", use_aggregator)
     if n_bootstrap:
+        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral) or n_bootstrap < 2:
+            raise ValueError(f"n_bootstrap must be an integer of at least 2 (0: no interval), got {n_bootstrap!r:.30}.")
         if not use_aggregator:
             raise ValueError("n_bootstrap needs use_aggregator=True: intervals are over the mean of the examples.")
-        if not 0 < confidence_interval < 1:
-            raise ValueError(f"confidence_interval must be in (0, 1), got {confidence_interval!r}.")
-
-    scorer = RougeScorer(types, get_rouge_tokenizer(tokenizer, use_stemmer), multi_ref, alpha, beta)
-    rows = [scorer.score(pred, ref) for pred, ref in zip(preds, refs)]
-    names = [t.name for t in types]
+    if isinstance(confidence_interval, bool) or not isinstance(confidence_interval, numbers.Real) or not (
+        0 < confidence_interval < 1
+    ):
+        raise ValueError(f"confidence_interval must be a number in (0, 1), e.g. 0.95, got {confidence_interval!r:.40}.")
+    _check_seed("seed", seed)
+    options = {
+        "use_stemmer": use_stemmer, "tokenizer": tokenizer, "lang": lang, "split_summaries": split_summaries,
+        "multi_ref": multi_ref, "weight_factor": weight_factor, "alpha": alpha, "beta": beta,
+    }
+    names, rows = _score_examples(predictions, references, rouge_types, options)
     # values[i, 3 * t + c]: example i, type t, c = precision, recall, F
     values = np.array([[x for name in names for x in row[name]] for row in rows], dtype=np.float64)
     values = values.reshape(len(rows), 3 * len(names))
 
     out: dict[str, Any] = {}
     suffixes = ("_precision", "_recall", "")
+    point = aggregate(values, aggregator, numpy_seed) if use_aggregator else None
     for t, name in enumerate(names):
         for c in (2, 0, 1):
-            column = values[:, 3 * t + c]
-            key = name + suffixes[c]
-            out[key] = math.fsum(column.tolist()) / len(column) if use_aggregator else column.tolist()
+            out[name + suffixes[c]] = point[3 * t + c] if point is not None else values[:, 3 * t + c].tolist()
     if n_bootstrap:
-        bounds = _bootstrap(values, n_bootstrap, seed, confidence_interval)
+        bounds = _bootstrap(values, int(n_bootstrap), seed, confidence_interval)
         for t, name in enumerate(names):
             for c in (2, 0, 1):
                 for b, label in enumerate(("low", "mid", "high")):
@@ -484,18 +854,18 @@ def rouge_scores(
     **options: Any,
 ) -> list[dict[str, tuple[float, float, float]]]:
     """Per-example ``{type: (precision, recall, F)}``, the shape of rouge_score's ``score`` output (for tests and
-    tools); options as :func:`compute_rouge` (tokenizer, use_stemmer, multi_ref, weight_factor, alpha, beta)."""
-    preds, refs = check_pairs(predictions, references)
-    weight = options.pop("weight_factor", DEFAULT_WEIGHT_FACTOR)
-    types = tuple(parse_rouge_type(name, weight) for name in rouge_types)
-    tokenize = get_rouge_tokenizer(options.pop("tokenizer", None), options.pop("use_stemmer", False))
-    scorer = RougeScorer(types, tokenize, **options)
-    return [scorer.score(pred, ref) for pred, ref in zip(preds, refs)]
+    tools); options as :func:`make_scorer` (tokenizer, lang, use_stemmer, split_summaries, multi_ref, weight_factor,
+    alpha, beta)."""
+    return _score_examples(predictions, references, rouge_types, options)[1]
 
 
 __all__: list[str] = [
     "compute_rouge",
     "rouge_scores",
+    "make_scorer",
+    "aggregate",
+    "rouge_score_bootstrap",
+    "numpy_global_seed",
     "RougeScorer",
     "RougeType",
     "parse_rouge_type",
@@ -503,5 +873,8 @@ __all__: list[str] = [
     "lcs_positions",
     "wlcs",
     "skip_bigram_counter",
+    "skip_bigram_hits",
+    "skip_bigram_total",
+    "summary_sentences",
     "fmeasure",
 ]

@@ -1,15 +1,17 @@
-"""ROUGE tokenizers and the cached Porter stemmer.
+"""ROUGE tokenizers, the language shortcut, the lost-letters check and the cached Porter stemmer.
 
 Three built-in tokenizers map a text to a tuple of tokens:
 
-- ``unicode`` (the default): case-folded (``str.casefold``) and NFC-normalised; a token is a maximal run of letters,
-  digits and combining marks of any script (``[\\p{L}\\p{N}\\p{M}]+``), except that every Han, Hiragana, Katakana
-  and Bopomofo character is a token of its own (Chinese and Japanese are written without spaces). On a text whose
-  letters and digits are all ASCII it gives exactly rouge_score's tokens (it takes rouge_score's own path for
-  ASCII text), so the default stays rouge_score-exact there; on Cyrillic, Arabic, Devanagari, CJK or accented Latin it
-  keeps words whole where rouge_score would drop or split them (``"café"`` -> ``café``, not ``caf``).
-- ``rouge_score``: rouge_score 0.1.2's ``DefaultTokenizer``, token for token: ``lower()``, every run of characters
-  other than ``[a-z0-9]`` becomes a separator. Non-ASCII letters are lost (Chinese text has no tokens at all).
+- ``rouge_score`` (the default, as HF evaluate's ``rouge``): rouge_score 0.1.2's ``DefaultTokenizer``, token for
+  token, on every text: ``lower()``, then every run of characters other than ``[a-z0-9]`` separates tokens. Letters
+  outside ASCII are lost: ``"günter"`` gives ``g``, ``nter``; Chinese, Japanese, Cyrillic or Arabic text has no tokens
+  at all (it scores 0). :func:`count_lost_letters` finds such texts, and ROUGE warns once per call about them.
+- ``unicode``: case-folded (``str.casefold``) and NFC-normalised; a token is a maximal run of letters, digits and
+  combining marks of any script (``[\\p{L}\\p{N}\\p{M}]+``), except that every Han, Hiragana, Katakana and Bopomofo
+  character is a token of its own (Chinese and Japanese are written without spaces). On a text whose letters and
+  digits are all ASCII it gives exactly rouge_score's tokens (it takes rouge_score's own path there); elsewhere it
+  keeps words whole (``"café"`` -> ``café``, not ``caf``). ``lang="de"``, ``"zh"``, ``"ja"``... (any language but
+  English, see :func:`tokenizer_for_lang`) selects it.
 - ``whitespace``: case-folded, split on whitespace (for text tokenized beforehand).
 
 With ``use_stemmer=True`` tokens longer than 3 characters go through nltk's ``PorterStemmer()`` (mode
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, Union
 
@@ -44,7 +46,12 @@ _VALID_TOKEN = re.compile(r"[a-z0-9]+")
 _CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Bopomofo}"
 _UNICODE_TOKEN = regex.compile(rf"[{_CJK}]|[[\p{{L}}\p{{N}}\p{{M}}]--[{_CJK}]]+", flags=regex.V1)
 
-ROUGE_TOKENIZER_NAMES = ("unicode", "rouge_score", "whitespace")
+# a letter, digit or mark outside ASCII: what rouge_score's tokenizer drops
+_LOST_LETTER = regex.compile(r"[[\p{L}\p{N}\p{M}]--[\x00-\x7f]]", flags=regex.V1)
+_LANG_CODE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
+
+DEFAULT_TOKENIZER = "rouge_score"
+ROUGE_TOKENIZER_NAMES = ("rouge_score", "unicode", "whitespace")
 
 
 class PorterStemCache:
@@ -152,15 +159,16 @@ def _wrap_callable(fn: Callable[[str], Any]) -> RougeTokenizer:
 
 def get_rouge_tokenizer(tokenizer: TokenizerSpec = None, use_stemmer: bool = False) -> RougeTokenizer:
     """A function text -> tuple of tokens for ``tokenizer`` (a name, a callable, an object with ``tokenize``, or
-    None for ``unicode``). Built-in tokenizers are cached per text."""
+    None / ``"default"`` for ``rouge_score``, the default). Built-in tokenizers are cached per text."""
     if tokenizer is None:
-        tokenizer = "unicode"
+        tokenizer = DEFAULT_TOKENIZER
     if isinstance(tokenizer, str):
-        name = "unicode" if tokenizer == "default" else tokenizer
+        name = DEFAULT_TOKENIZER if tokenizer == "default" else tokenizer
         if name not in ROUGE_TOKENIZER_NAMES:
             raise ValueError(
                 f"unknown tokenizer={tokenizer!r}; choose one of {list(ROUGE_TOKENIZER_NAMES)} or pass a callable "
-                "text -> list of tokens ('unicode' is the default and equals rouge_score's on ASCII text)."
+                "text -> list of tokens ('rouge_score' is the default, as HF evaluate; 'unicode' keeps the letters of "
+                "every script)."
             )
         key = (name, bool(use_stemmer))
         if key not in _BUILT_IN:
@@ -174,6 +182,39 @@ def get_rouge_tokenizer(tokenizer: TokenizerSpec = None, use_stemmer: bool = Fal
         f"tokenizer must be a name ({', '.join(ROUGE_TOKENIZER_NAMES)}), a callable text -> list of str, or an "
         f"object with a tokenize(text) method; got {type(tokenizer).__name__}."
     )
+
+
+def tokenizer_for_lang(lang: object) -> str | None:
+    """The built-in tokenizer for texts in language ``lang`` (an ISO 639 code such as ``"de"``, ``"zh"``, ``"ja"``,
+    ``"pt-BR"``): ``None`` (the default, rouge_score's) for English, ``"unicode"`` for every other language (their
+    letters outside ASCII would be lost)."""
+    if not isinstance(lang, str) or not _LANG_CODE.fullmatch(lang):
+        raise ValueError(
+            f"lang must be a language code such as 'en', 'de', 'zh' or 'ja', got {lang!r:.40}; it only picks the "
+            "tokenizer ('unicode' for every language but English), so you can pass tokenizer='unicode' instead."
+        )
+    return None if lang.split("-")[0].split("_")[0].lower() == "en" else "unicode"
+
+
+def is_default_tokenizer(tokenizer: TokenizerSpec) -> bool:
+    """Whether ``tokenizer`` means the default (rouge_score's): None or ``"default"``."""
+    return tokenizer is None or (isinstance(tokenizer, str) and tokenizer == "default")
+
+
+def count_lost_letters(texts: Iterable[str]) -> tuple[int, str, int]:
+    """``(count, letter, index)``: how many of ``texts`` have a letter, digit or mark outside ASCII, which
+    rouge_score's tokenizer drops; the first such character and the index of its text (``""`` and -1 if none)."""
+    count, first, where = 0, "", -1
+    search = _LOST_LETTER.search
+    for i, text in enumerate(texts):
+        if text.isascii():
+            continue
+        found = search(text)
+        if found is not None:
+            count += 1
+            if where < 0:
+                first, where = found.group(), i
+    return count, first, where
 
 
 def clear_caches() -> None:

@@ -48,6 +48,8 @@ Args:
     multi_ref: 'max' (default, bert_score) or 'mean' over several references per example.
     ref_weights: list of list of float, a weighted mean over each example's references (e.g. retrieval scores).
     diversity: bool, also return self_bertscore, the mean pairwise F1 among the predictions (lower = more diverse).
+    distributed: sharded encoding under torch.distributed: True, 'auto' (when initialised with several ranks) or
+        False (default None: off unless inside nlgmetrics.embed.distributed.sharded_encoding()).
 Returns:
     precision, recall, f1: lists of float, one per example.
     hashcode: str, model, layer, idf, rescaling and versions.
@@ -85,5 +87,16 @@ class BERTScore(evaluate_support.NLGMetric):
             reference_urls=["https://github.com/Tiiiger/bert_score", "https://arxiv.org/abs/1904.09675"],
         )
 
-    def _compute(self, predictions, references, **options):
-        return evaluate_support.compute_metric("bertscore", predictions, references, **options)
+    def _compute(
+        self, predictions, references, lang=None, model_type=None, num_layers=None, verbose=False, idf=False,
+        device=None, batch_size=64, nthreads=4, all_layers=False, rescale_with_baseline=False, baseline_path=None,
+        use_fast_tokenizer=False, dtype=None, long_text="window", multi_ref="max", ref_weights=None, diversity=False,
+        distributed=None,
+    ):
+        return evaluate_support.compute_metric(
+            "bertscore", predictions, references, lang=lang, model_type=model_type, num_layers=num_layers,
+            verbose=verbose, idf=idf, device=device, batch_size=batch_size, nthreads=nthreads, all_layers=all_layers,
+            rescale_with_baseline=rescale_with_baseline, baseline_path=baseline_path,
+            use_fast_tokenizer=use_fast_tokenizer, dtype=dtype, long_text=long_text, multi_ref=multi_ref,
+            ref_weights=ref_weights, diversity=diversity, distributed=distributed,
+        )

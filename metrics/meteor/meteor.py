@@ -78,3 +78,8 @@ class Meteor(evaluate_support.NLGMetric):
                 "https://en.wikipedia.org/wiki/METEOR",
             ],
         )
+
+    def _compute(self, predictions, references, alpha=0.9, beta=3, gamma=0.5, tokenize="nltk"):
+        return evaluate_support.compute_metric(
+            "meteor", predictions, references, alpha=alpha, beta=beta, gamma=gamma, tokenize=tokenize
+        )

@@ -50,6 +50,9 @@ Args:
     long_text: 'truncate' (default, v2: the model maximum) or 'window' (every token embedded with sliding windows).
     device: 'cpu', 'cuda', ... (default: CUDA when available); dtype: None, 'float16' or 'bfloat16' (CUDA only).
     batch_size: int, texts per encoder batch (default 64). num_threads: threads of the exact solver.
+    verbose: bool, progress bars (default False).
+    distributed: sharded encoding under torch.distributed: True, 'auto' (when initialised with several ranks) or
+        False (default None: off unless inside nlgmetrics.embed.distributed.sharded_encoding()).
 Returns:
     scores: MoverScore of each example (1 - distance; higher is closer).
     moverscore: the mean of scores (the corpus score).
@@ -91,4 +94,18 @@ class MoverScore(evaluate_support.NLGMetric):
             features=evaluate_support.text_pair_features(),
             codebase_urls=["https://github.com/AIPHES/emnlp19-moverscore"],
             reference_urls=["https://aclanthology.org/D19-1053", "https://pythonot.github.io/"],
+        )
+
+    def _compute(
+        self, predictions, references, model_type=None, num_layers=None, idf=True, stop_words=None, n_gram=1,
+        remove_subwords=True, distance="euclidean", solver="exact", reg=0.01, relaxed=False, multi_ref="max",
+        ref_weights=None, long_text="truncate", device=None, dtype=None, batch_size=64, num_threads=None,
+        verbose=False, distributed=None,
+    ):
+        return evaluate_support.compute_metric(
+            "moverscore", predictions, references, model_type=model_type, num_layers=num_layers, idf=idf,
+            stop_words=stop_words, n_gram=n_gram, remove_subwords=remove_subwords, distance=distance, solver=solver,
+            reg=reg, relaxed=relaxed, multi_ref=multi_ref, ref_weights=ref_weights, long_text=long_text,
+            device=device, dtype=dtype, batch_size=batch_size, num_threads=num_threads, verbose=verbose,
+            distributed=distributed,
         )

@@ -61,3 +61,9 @@ class Nist(evaluate_support.NLGMetric):
             reference_urls=["https://dl.acm.org/doi/10.5555/1289189.1289273"],
         )
 
+    def _compute(self, predictions, references, n=5, tokenize="13a", lowercase=False, n_bootstrap=0, seed=12345):
+        return evaluate_support.compute_metric(
+            "nist", predictions, references, n=n, tokenize=tokenize, lowercase=lowercase, n_bootstrap=n_bootstrap,
+            seed=seed,
+        )
+

@@ -1,5 +1,5 @@
-"""What every ``metrics/<name>/<name>.py`` evaluate module shares: the input schema, input validation and the call
-into the core.
+"""What every ``metrics/<name>/<name>.py`` evaluate module shares: the input schema, input validation, option
+checking, the call into the core, and a direct, thread-safe ``compute``.
 
 Modules subclass :class:`NLGMetric` through this module (``evaluate_support.NLGMetric``, not a ``from`` import:
 evaluate takes the first ``EvaluationModule`` subclass in the script's namespace as the metric class).
@@ -7,12 +7,23 @@ evaluate takes the first ``EvaluationModule`` subclass in the script's namespace
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import functools
+import inspect
+import threading
 from typing import Any
 
 import datasets
 import evaluate
+from evaluate.module import temp_seed  # the context manager evaluate seeds numpy with
 
 from nlgmetrics.inputs import check_pairs
+
+# numpy's global RNG is one per process: evaluate seeds it (``temp_seed(self.seed)``) around every ``_compute``, so
+# two seeded computes running at once, on any module objects, would interleave their draws. One re-entrant lock
+# makes each seeded ``_compute`` run alone (nlg_suite or a user's ``_compute`` may call another module inside).
+_SEEDED_COMPUTE = threading.RLock()
 
 
 def text_pair_features() -> list[datasets.Features]:
@@ -40,32 +51,89 @@ def compute_metric(name: str, predictions: Any, references: Any, **options: Any)
     return get_metric(name)(predictions, references, **options)
 
 
+@functools.cache
+def compute_options(module_class: type) -> tuple[str, ...] | None:
+    """The keyword options ``module_class._compute`` accepts (not the inputs), or None if it takes ``**kwargs``."""
+    parameters = list(inspect.signature(module_class._compute).parameters.values())[1:]  # drop self
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return tuple(p.name for p in parameters if p.name not in ("predictions", "references"))
+
+
 class NLGMetric(evaluate.Metric):
     """Base of the nlgmetrics evaluate modules.
 
     Inputs are checked with nlgmetrics' rules (:mod:`nlgmetrics.inputs`) before evaluate stores them, so bad input
     gets the same named ``TypeError``/``ValueError`` as the core (not an error from inside evaluate or pyarrow), and
     references are always stored as a list per prediction, so string and list references can be mixed and evaluate's
-    feature-format choice never depends on the first batch. ``metric_name`` is the registry name.
+    feature-format choice never depends on the first batch. An unknown keyword option is a ``ValueError`` naming the
+    module, the accepted options and the closest one. ``metric_name`` is the registry name.
+
+    ``compute(predictions=..., references=...)`` on a single-process module (``num_process == 1``) with nothing
+    added before calls ``_compute`` directly on the checked inputs, as evaluate would after its Arrow round trip
+    (write a cache file, read it back) but without it: same inputs, same numpy seeding (``temp_seed(self.seed)``,
+    restored afterwards), same result. Everything else (``add``/``add_batch``, then ``compute``; ``num_process > 1``)
+    goes through evaluate unchanged.
+
+    Threads: one module object may be used from several threads. ``add``, ``add_batch`` and the Arrow-backed
+    ``compute`` hold a lock per module object (added examples go to one shared stream, as in a single thread), and
+    every ``_compute`` runs under one process-wide lock, because evaluate seeds numpy's global RNG around it: calls
+    from several threads are correct, and run one at a time.
     """
 
     metric_name: str = ""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._module_lock = threading.RLock()
+
+    def __getstate__(self) -> dict:  # a lock cannot be pickled (datasets/multiprocess pickle modules)
+        state = self.__dict__.copy()
+        state.pop("_module_lock", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._module_lock = threading.RLock()
+
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of predictions and references (checked by nlgmetrics.inputs)."""
         predictions, references = check_pairs(predictions, references, allow_empty=True)
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
+        with self._module_lock:
+            return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one prediction and its reference(s) (checked by nlgmetrics.inputs)."""
         (prediction,), (reference,) = check_pairs([prediction], [reference])
-        return super().add(prediction=prediction, reference=reference, **kwargs)
+        with self._module_lock:
+            return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute the metric on what was added and/or the given predictions and references."""
-        if predictions is not None or references is not None:
+        self._check_options(kwargs)
+        given = predictions is not None or references is not None
+        if given:
             predictions, references = check_pairs(predictions, references)
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        with self._module_lock:
+            direct = given and self.num_process == 1 and self.writer is None
+            if not direct:  # evaluate's own path: gather what was added (from every process), then compute
+                # only process 0 computes; the others must not wait on a lock while process 0 waits for their files
+                with _SEEDED_COMPUTE if self.process_id == 0 else contextlib.nullcontext():
+                    return super().compute(predictions=predictions, references=references, **kwargs)
+        with _SEEDED_COMPUTE, temp_seed(self.seed):
+            return self._compute(predictions=predictions, references=references, **kwargs)
+
+    def _check_options(self, options: dict) -> None:
+        accepted = compute_options(type(self))
+        unknown = [name for name in options if accepted is not None and name not in accepted]
+        if not unknown:
+            return
+        close = difflib.get_close_matches(unknown[0], accepted, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(
+            f"{self.metric_name or self.name}: unknown option{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}.{hint} Accepted options: {', '.join(accepted)}."
+        )
 
     def _compute(self, predictions, references, **options):
         return compute_metric(self.metric_name, predictions, references, **options)

@@ -13,6 +13,7 @@ from typing import Callable
 METRICS: dict[str, str] = {
     "bleu": "nlgmetrics.lexical.bleu:compute_bleu",
     "nist": "nlgmetrics.lexical.nist:compute_nist",
+    "chrf": "nlgmetrics.lexical.chrf:compute_chrf",
     "rouge": "nlgmetrics.lexical.rouge:compute_rouge",
     "meteor": "nlgmetrics.lexical.meteor:compute_meteor",
     "bertscore": "nlgmetrics.semantic.bertscore:compute_bertscore",

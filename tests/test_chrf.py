@@ -145,9 +145,12 @@ def test_edge_cases_get_sacrebleu_scores(options):
 
 
 def test_empty_texts_score_zero_or_eps():
+    """sacrebleu's values: 0 by default; with eps_smoothing each order without n-grams on a side adds 1e-16."""
     assert compute_chrf([""], [""])["score"] == 0.0
     assert compute_chrf(["abc"], [""])["score"] == 0.0
-    assert compute_chrf([""], ["abc"], eps_smoothing=True)["score"] == pytest.approx(1e-14)
+    assert compute_chrf([""], [""], eps_smoothing=True)["score"] == 1.0000000000000002e-14  # 100 * (6 x 1e-16) / 6
+    # orders 1-3 of the reference have n-grams (F = 0 there), orders 4-6 have none on either side (1e-16 each)
+    assert compute_chrf([""], ["abc"], eps_smoothing=True)["score"] == 5e-15
 
 
 def test_large_alphabet_uses_the_per_segment_path_and_matches():

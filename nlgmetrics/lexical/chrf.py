@@ -17,7 +17,7 @@ Corpus statistics are computed for all segments at once: each n-gram becomes the
 ``segment * base^n + code`` (code: its characters' or words' reference-vocabulary ids in base ``base``; items absent
 from every reference get id 0, so they never match), and one sort of the reference and hypothesis keys together
 counts the clipped matches of every segment. The reference side is cached per reference set, so scoring several
-systems against the same references encodes them once. Where the codes would not fit in 63 bits (more than ~1,400
+systems against the same references encodes them once. Where the codes would not fit in 63 bits (more than ~1,300
 distinct reference characters at order 6, e.g. large CJK corpora) each segment is scored with ``Counter`` n-grams
 instead, as ``segment_statistics`` does; both give the same statistics.
 """
@@ -41,7 +41,7 @@ from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
 
 EPS = 1e-16
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-REFERENCE_CACHE_SIZE = 2**16
+REFERENCE_CACHE_SIZE = 2**11  # per-segment path: ~40 KB of Counters per reference (chrF++), ~90 MB at most
 _KEY_LIMIT = 2**62  # keys are tagged with one more bit before sorting
 
 
@@ -381,7 +381,7 @@ class CHRF:
         return self.score_from_statistics(self.segment_statistics(prediction, references))
 
     def signature(self, nrefs: int | str, n_bootstrap: int | None = None, seed: int | None = None) -> str:
-        """sacrebleu-style signature, e.g. ``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:nlgmetrics-0.1.0``."""
+        """sacrebleu-style signature, e.g. ``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:nlgmetrics-...``."""
         parts = [f"nrefs:{nrefs}"]
         if n_bootstrap:
             parts += [f"bs:{n_bootstrap}", f"seed:{str(seed).lower()}"]

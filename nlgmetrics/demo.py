@@ -18,6 +18,7 @@ SAMPLE = Path(__file__).resolve().parent / "data" / "demo_sample.json"
 DEMO = {
     "bleu": ({}, ["score"]),
     "nist": ({}, ["nist"]),
+    "chrf": ({}, ["score"]),
     "rouge": ({}, ["rouge1", "rouge2", "rougeL", "rougeLsum"]),
     "meteor": ({}, ["meteor"]),
     "bertscore": ({"model_type": BUNDLED_ENCODER_ID}, ["precision", "recall", "f1"]),

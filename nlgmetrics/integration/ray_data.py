@@ -16,8 +16,9 @@ is asked; else CPU actors, one per ``num_cpus`` CPUs. The numbers are those of t
 (``compute_bertscore``, ``compute_moverscore``, ...) on the whole corpus, example for example.
 
 Columns added per metric (:data:`COLUMNS`): ``bertscore_precision``, ``bertscore_recall``, ``bertscore_f1``;
-``moverscore``; ``sentence_bleu`` (0-100, sentence BLEU); ``meteor``; for ROUGE each type's F, precision and recall
-(``rouge1``, ``rouge1_precision``, ``rouge1_recall``, ...). NIST has no per-example score and is refused.
+``moverscore``; ``sentence_bleu`` (0-100, sentence BLEU); ``sentence_chrf`` (0-100); ``meteor``; for ROUGE each
+type's F, precision and recall (``rouge1``, ``rouge1_precision``, ``rouge1_recall``, ...). NIST has no per-example
+score and is refused.
 
 Corpus-level idf. MoverScore's default idf is computed over each side's whole corpus, and BERTScore's ``idf=True``
 over all references; one batch is not the corpus, so :class:`MetricScorer` refuses ``idf=True`` (ValueError).
@@ -53,11 +54,14 @@ COLUMNS: dict[str, dict[str, str]] = {
     "bertscore": {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"},
     "moverscore": {"scores": "moverscore"},
     "bleu": {"scores": "sentence_bleu"},
+    "chrf": {"scores": "sentence_chrf"},
     "meteor": {"scores": "meteor"},
     "rouge": {},
 }
 #: options forced so that the lexical compute functions return per-example lists.
-_PER_EXAMPLE = {"bleu": {"sentence_scores": True}, "rouge": {"use_aggregator": False}}
+_PER_EXAMPLE = {
+    "bleu": {"sentence_scores": True}, "chrf": {"sentence_scores": True}, "rouge": {"use_aggregator": False},
+}
 #: options that need the whole corpus, or give no per-example column.
 _REFUSED = {
     "n_bootstrap": "a bootstrap interval is over the whole corpus",

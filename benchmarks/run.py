@@ -20,7 +20,7 @@ from pathlib import Path
 
 from benchmarks.common import DEFAULT_DATA
 
-BENCHMARKS = ["bleu", "evaluate", "nist", "rouge", "rouge155", "meteor", "bertscore", "moverscore", "compare"]
+BENCHMARKS = ["bleu", "evaluate", "nist", "chrf", "rouge", "rouge155", "meteor", "bertscore", "moverscore", "compare"]
 RESULTS = Path(__file__).resolve().parent / "results"
 
 

@@ -161,6 +161,12 @@ SPECS: dict[str, MetricSpec] = {
             flat_skip=frozenset({"nist_mt"}), refused_per_example=_BOOTSTRAP_REFUSED,
         ),
         MetricSpec(
+            "chrf", "nlgmetrics.lexical.chrf:compute_chrf", LEXICAL, headline=("chrf",),
+            per_example={"scores": "sentence_chrf"}, per_example_options={"sentence_scores": True},
+            corpus_level=True, flat_renames={"score": "chrf"}, flat_skip=frozenset({"char_order", "word_order", "beta"}),
+            refused_per_example=_BOOTSTRAP_REFUSED, statistics="nlgmetrics.lexical.chrf:CHRF",
+        ),
+        MetricSpec(
             "rouge", "nlgmetrics.lexical.rouge:compute_rouge", LEXICAL,
             headline=("rouge1", "rouge2", "rougeL", "rougeLsum"), per_example_lists=True,
             per_example_options={"use_aggregator": False}, sentence_lines=True, refused_per_example=_BOOTSTRAP_REFUSED,

@@ -67,8 +67,8 @@ class SegmentScores:
     signature: str | None = None
 
 
-def _result_score(value: Any) -> float:
-    return float(getattr(value, "score", value))
+def _result_score(value: Any) -> Any:
+    return getattr(value, "score", value)  # a float32 score stays float32 (sacrebleu's resample scores)
 
 
 def _corpus_statistics(
@@ -154,15 +154,18 @@ def _bootstrap_sums(rows: np.ndarray, indices: np.ndarray, float32: bool) -> np.
     return out
 
 
-def _scores(sums: np.ndarray, stat: SegmentScores, n: int) -> np.ndarray:
-    if stat.float32_sums:  # sacrebleu scores its float32 resample sums in float32 arithmetic (exact integer sums)
+def _scores(sums: np.ndarray, stat: SegmentScores, n: int, float32: bool = False) -> np.ndarray:
+    """Each row's score; ``float32``: the sums are float32, as sacrebleu's bootstrap resamples (exact integer sums),
+    and scored as sacrebleu scores them (BLEU's precisions and chrF in float32 arithmetic)."""
+    if float32:
         sums = sums.astype(np.float32)
     return np.array([stat.score(row, n) for row in sums])
 
 
 def _interval(scores: np.ndarray) -> dict[str, float]:
-    interval = sacrebleu_interval(scores.tolist())
-    return {"mean": interval["mean"], "ci": interval["ci"], "ci_low": interval["low"], "ci_high": interval["high"]}
+    interval = sacrebleu_interval(scores)
+    return {"mean": float(interval["mean"]), "ci": float(interval["ci"]), "ci_low": float(interval["low"]),
+            "ci_high": float(interval["high"])}
 
 
 def _p_value(exceed: int, trials: int) -> float:
@@ -219,16 +222,18 @@ def compare(
     for metric in metrics:
         for stat in segment_scores(metric, system_texts, refs, metric_options.get(metric)):
             base_rows = stat.rows[baseline]
-            base_score = stat.score(base_rows.sum(0), n)
-            base_samples = _scores(_bootstrap_sums(base_rows, bs_indices, stat.float32_sums), stat, n)
+            base_score = float(stat.score(base_rows.sum(0), n))
+            base_samples = _scores(_bootstrap_sums(base_rows, bs_indices, stat.float32_sums), stat, n,
+                                   stat.float32_sums)
             for system in order:
                 rows = stat.rows[system]
-                score = stat.score(rows.sum(0), n)
+                score = float(stat.score(rows.sum(0), n))
                 row: dict[str, Any] = {"system": system, "metric": stat.metric, "score": score}
                 if system == baseline:
                     row.update(_interval(base_samples), p_value=None, significant=None)
                 else:
-                    samples = _scores(_bootstrap_sums(rows, sys_indices, stat.float32_sums), stat, n)
+                    samples = _scores(_bootstrap_sums(rows, sys_indices, stat.float32_sums), stat, n,
+                                      stat.float32_sums)
                     row.update(_interval(samples))
                     difference = abs(base_score - score)
                     if np.array_equal(rows, base_rows):

@@ -47,8 +47,8 @@ def sacrebleu_interval(scores: Sequence[float]) -> dict[str, float]:
     low/high are the 2.5th and 97.5th percentile order statistics (index n//40 and n-n//40-1 of the sorted scores);
     ``ci`` is half their distance (sacrebleu's "mu ± ci").
     """
-    ordered = np.sort(np.asarray(scores, dtype=np.float64))
+    ordered = np.sort(np.asarray(scores))  # float32 scores stay float32 (sacrebleu's chrF resamples), as sacrebleu
     lower_idx = len(ordered) // 40
-    low, high = float(ordered[lower_idx]), float(ordered[len(ordered) - lower_idx - 1])
-    return {"mean": float(ordered.mean()), "ci": 0.5 * (high - low), "low": low, "high": high}
+    low, high = ordered[lower_idx], ordered[len(ordered) - lower_idx - 1]
+    return {"mean": float(ordered.mean()), "ci": float(0.5 * (high - low)), "low": float(low), "high": float(high)}
 

@@ -23,14 +23,16 @@ def wmt(wmt17_ende):
     return systems, refs
 
 
-def _sacrebleu_paired(systems, refs, baseline, test_type, n_samples, n_ar_confidence=-1):
-    from sacrebleu.metrics import BLEU
+def _sacrebleu_paired(systems, refs, baseline, test_type, n_samples, n_ar_confidence=-1, metric="bleu", **options):
+    from sacrebleu.metrics import BLEU, CHRF, TER
     from sacrebleu.significance import PairedTest
 
     named = [(baseline, systems[baseline])] + [(n, s) for n, s in systems.items() if n != baseline]
-    _, scores = PairedTest(named, {"BLEU": BLEU()}, references=[refs], test_type=test_type, n_samples=n_samples,
+    oracle = {"bleu": BLEU, "chrf": CHRF, "ter": TER}[metric](**options)
+    _, scores = PairedTest(named, {"m": oracle}, references=[refs], test_type=test_type, n_samples=n_samples,
                            n_ar_confidence=n_ar_confidence)()
-    return dict(zip(scores["System"], scores["BLEU"]))
+    (results,) = [value for key, value in scores.items() if key != "System"]
+    return dict(zip(scores["System"], results))
 
 
 @pytest.mark.parametrize("baseline", ["online-F", "uedin-nmt"])
@@ -52,6 +54,21 @@ def test_approximate_randomization_equals_sacrebleu(wmt):
     systems, refs = wmt
     expected = _sacrebleu_paired(systems, refs, "C-3MA", "ar", 2000, n_ar_confidence=200)
     rows = compare(systems, refs, ["bleu"], baseline="C-3MA", paired="ar", n_trials=2000, n_resamples=200)
+    for row in rows:
+        oracle = expected[row["system"]]
+        assert (row["score"], row["p_value"], row["mean"], row["ci"]) == (
+            oracle.score, oracle.p_value, oracle.mean, oracle.ci)
+
+
+@pytest.mark.parametrize("paired", ["bs", "ar"])
+@pytest.mark.parametrize("word_order", [0, 2])
+def test_chrf_paired_tests_equal_sacrebleu(wmt, paired, word_order):
+    systems, refs = wmt
+    expected = _sacrebleu_paired(systems, refs, "uedin-nmt", paired, 1000 if paired == "bs" else 1000,
+                                 n_ar_confidence=-1 if paired == "bs" else 200, metric="chrf", word_order=word_order)
+    rows = compare(systems, refs, ["chrf"], baseline="uedin-nmt", paired=paired, n_trials=1000,
+                   n_resamples=1000 if paired == "bs" else 200, metric_options={"chrf": {"word_order": word_order}})
+    assert any(r["p_value"] and r["p_value"] > 0.05 for r in rows)
     for row in rows:
         oracle = expected[row["system"]]
         assert (row["score"], row["p_value"], row["mean"], row["ci"]) == (

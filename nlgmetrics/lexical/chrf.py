@@ -91,8 +91,14 @@ class CHRFScore:
 
 
 def f_scores(stats: np.ndarray, beta: float, eps_smoothing: bool) -> np.ndarray:
-    """chrF of each row of ``stats`` (k x 3N), 0-100, with sacrebleu's floating-point operations in its order."""
-    rows = np.asarray(stats, dtype=np.float64)
+    """chrF of each row of ``stats`` (k x 3N), 0-100, with sacrebleu's floating-point operations in its order.
+
+    float32 statistics (sacrebleu's bootstrap resamples, see nlgmetrics.comparison) are scored in float32, as
+    sacrebleu's scalar arithmetic on them does; anything else in float64.
+    """
+    stats = np.asarray(stats)
+    dtype = np.float32 if stats.dtype == np.float32 else np.float64
+    rows = stats.astype(dtype, copy=False)
     rows = rows.reshape(len(rows), rows.shape[-1] // 3, 3)
     n_hyp, n_ref, n_match = rows[:, :, 0], rows[:, :, 1], rows[:, :, 2]
     factor = beta**2
@@ -102,20 +108,20 @@ def f_scores(stats: np.ndarray, beta: float, eps_smoothing: bool) -> np.ndarray:
     terms = np.divide((1 + factor) * prec * rec, denom, out=np.full_like(denom, EPS), where=denom > 0)
     order = rows.shape[1]
     if eps_smoothing:
-        total = np.zeros(len(rows))
+        total = np.zeros(len(rows), dtype)
         for i in range(order):  # summed order by order, as sacrebleu
             total += terms[:, i]
         return 100 * total / order
     both = (n_hyp > 0) & (n_ref > 0)
-    avg_prec, avg_rec = np.zeros(len(rows)), np.zeros(len(rows))
+    avg_prec, avg_rec = np.zeros(len(rows), dtype), np.zeros(len(rows), dtype)
     for i in range(order):
         avg_prec = np.where(both[:, i], avg_prec + prec[:, i], avg_prec)
         avg_rec = np.where(both[:, i], avg_rec + rec[:, i], avg_rec)
     effective = both.sum(axis=1)
-    avg_prec = np.divide(avg_prec, effective, out=np.zeros(len(rows)), where=effective > 0)
-    avg_rec = np.divide(avg_rec, effective, out=np.zeros(len(rows)), where=effective > 0)
+    avg_prec = np.divide(avg_prec, effective, out=np.zeros(len(rows), dtype), where=effective > 0)
+    avg_rec = np.divide(avg_rec, effective, out=np.zeros(len(rows), dtype), where=effective > 0)
     defined = (avg_prec + avg_rec) != 0
-    score = np.divide((1 + factor) * avg_prec * avg_rec, factor * avg_prec + avg_rec, out=np.zeros(len(rows)),
+    score = np.divide((1 + factor) * avg_prec * avg_rec, factor * avg_prec + avg_rec, out=np.zeros(len(rows), dtype),
                       where=defined)
     return 100 * score
 
@@ -369,8 +375,9 @@ class CHRF:
         return f_scores(stats, self.beta, self.eps_smoothing)
 
     def score_from_statistics(self, stats: Sequence) -> CHRFScore:
-        """chrF from summed (or one segment's) statistics."""
-        score = float(self.f_scores(np.asarray(stats).reshape(1, -1))[0])
+        """chrF from summed (or one segment's) statistics (float32 statistics: a float32 score, see f_scores)."""
+        score = self.f_scores(np.asarray(stats).reshape(1, -1))[0]
+        score = score if score.dtype == np.float32 else float(score)
         return CHRFScore(score, self.char_order, self.word_order, self.beta)
 
     def corpus_score(self, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> CHRFScore:

@@ -588,9 +588,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings on the command line: one ``nlgmetrics: warning:`` line, not Python's file/line/source format."""
+    print(f"nlgmetrics: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    shown = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         with quiet_third_party(enabled=getattr(args, "progress", "auto") != "on"):
             return args.func(args)
@@ -603,6 +612,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`
         sys.stderr.close()
         return 0
+    finally:
+        warnings.showwarning = shown
 
 
 if __name__ == "__main__":

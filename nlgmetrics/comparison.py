@@ -200,6 +200,8 @@ def compare(
         ``ci_low``, ``ci_high``, ``p_value`` (None for the baseline), ``significant`` (p < 0.05; None for the
         baseline), ``baseline`` (bool), and ``signature`` where the metric gives one.
     """
+    if isinstance(metrics, str):
+        metrics = [metrics]
     names, refs, baseline = _check_inputs(systems, references, metrics, baseline, paired, n_resamples, n_trials, seed)
     system_texts = {name: check_predictions(list(systems[name]), f"systems[{name!r}]") for name in names}
     n = len(refs)
@@ -289,8 +291,6 @@ def _check_inputs(
     for name in names:
         if not isinstance(name, str) or not name:
             raise TypeError(f"system names must be non-empty strings, got {name!r}.")
-    if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a list of metric names, e.g. [{metrics!r}].")
     if not metrics:
         raise ValueError("metrics must name at least one metric.")
     for metric in metrics:

@@ -15,8 +15,10 @@ DEFAULT_SEED = 12345
 
 def bootstrap_indices(n_items: int, n_samples: int, seed: int | None = DEFAULT_SEED) -> np.ndarray:
     """Indices of ``n_samples`` resamples (with replacement) of ``n_items`` items: shape (n_samples, n_items)."""
-    if n_samples < 2:
-        raise ValueError(f"n_bootstrap must be at least 2 to estimate an interval, got {n_samples}.")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 2:
+        raise ValueError(f"n_bootstrap must be an integer of at least 2 to estimate an interval, got {n_samples!r}.")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer (sacrebleu's default: 12345) or None, got {seed!r}.")
     rng = np.random.default_rng(seed)
     return rng.choice(n_items, size=(n_samples, n_items), replace=True)
 

@@ -2,7 +2,10 @@
 
 Flow: text -> tokens (:mod:`nlgmetrics.text.rouge_tokenize`; rouge_score's by default, as HF evaluate) -> per
 reference, one statistic triple ``(hit, ref_total, pred_total)`` per ROUGE type -> precision, recall, F per example
--> one aggregate per key (:func:`aggregate`) or per-example lists::
+-> one aggregate per key (:func:`aggregate`) or per-example lists. This file is the reference implementation
+(``backend="python"``); by default rouge-score-rs computes the per-example scores where it gives the same floats
+(ROUGE-N/L/Lsum, rouge_score's tokenizer, F1, best reference: :func:`native_refusal`,
+:mod:`nlgmetrics.lexical.rouge_native`)::
 
     P = g(hit / pred_total)      R = g(hit / ref_total)      (0 when the total is 0; g is x -> x, or f^-1 for W)
     F = 2PR / (P + R)                                         (0 when P + R = 0; rouge_score's formula)

@@ -20,8 +20,9 @@ tokenizers, callables, alpha/beta, pooled references, the perl flavor) is ours, 
 - an example whose texts are all one line (no newline) has one sentence per text, where rougeLsum's union LCS is
   the LCS: its rougeLsum is its rougeL, computed once (as the Python path does). rouge-score-rs would fill a full
   LCS table for the union (1.5 GB at 20,000 words); its rougeL is bit-parallel.
-- a multi-line example whose longest lines could need more than ``LSUM_NATIVE_CELLS`` LCS cells (a line of c
-  characters has at most (c + 1) / 2 tokens) stays on the Python path (bit-parallel columns, m n / 8 bytes).
+- a multi-line example whose longest lines could need more than ``LSUM_NATIVE_CELLS`` LCS cells (estimated: a line
+  of c characters has at most about (c + 1) / 2 tokens) stays on the Python path (bit-parallel columns, m n / 8
+  bytes).
 
 ``score_batch`` runs on all cores (``RAYON_NUM_THREADS`` limits it) without the GIL.
 """
@@ -55,7 +56,7 @@ def _longest_line(text: str) -> int:
 
 
 def _lsum_cells(prediction: str, references: Sequence[str]) -> int:
-    """An upper bound on the LCS cells of rougeLsum's longest sentence pair."""
+    """About the most LCS cells one sentence pair of rougeLsum can need (tokens <= (characters + 1) / 2)."""
     return ((_longest_line(prediction) + 1) // 2) * ((max(map(_longest_line, references)) + 1) // 2)
 
 

@@ -2,7 +2,10 @@
 
 Flow: text -> tokens (:mod:`nlgmetrics.text.rouge_tokenize`; rouge_score's by default, as HF evaluate) -> per
 reference, one statistic triple ``(hit, ref_total, pred_total)`` per ROUGE type -> precision, recall, F per example
--> one aggregate per key (:func:`aggregate`) or per-example lists::
+-> one aggregate per key (:func:`aggregate`) or per-example lists. This file is the reference implementation
+(``backend="python"``); by default rouge-score-rs computes the per-example scores where it gives the same floats
+(ROUGE-N/L/Lsum, rouge_score's tokenizer, F1, best reference: :func:`native_refusal`,
+:mod:`nlgmetrics.lexical.rouge_native`)::
 
     P = g(hit / pred_total)      R = g(hit / ref_total)      (0 when the total is 0; g is x -> x, or f^-1 for W)
     F = 2PR / (P + R)                                         (0 when P + R = 0; rouge_score's formula)
@@ -65,6 +68,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import re
 import threading
 import warnings
@@ -78,6 +82,7 @@ from typing import Any
 import numpy as np
 
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.lexical import rouge_native
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices
 from nlgmetrics.text.rouge_tokenize import (
     RougeTokenizer,
@@ -91,6 +96,8 @@ from nlgmetrics.text.rouge_tokenize import (
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 DEFAULT_WEIGHT_FACTOR = 1.2
 AGGREGATORS = ("mean", "bootstrap")
+BACKENDS = ("auto", "native", "python")
+BACKEND_ENV = "NLGMETRICS_ROUGE_BACKEND"  # the default of ``backend`` (else "auto")
 ROUGE_SCORE_SAMPLES = 1000  # rouge_score's BootstrapAggregator(n_samples=1000, confidence_interval=0.95)
 ROUGE_SCORE_CONFIDENCE = 0.95
 SKIP_PAIR_LIMIT = 2**18  # skip-bigrams per text above which ROUGE-S counts come from prefix sums, not a Counter
@@ -529,6 +536,8 @@ class RougeScorer:
     alpha: float | None = None
     beta: float | None = None
     split_summaries: bool = False
+    tokenizer_name: str | None = None  # the built-in tokenizer's name; None for a callable
+    use_stemmer: bool = False
 
     def score(self, prediction: str, references: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         """Scores of one prediction against its references (best reference per type, or pooled averaging)."""
@@ -622,8 +631,10 @@ def make_scorer(
         from nlgmetrics.resources import ensure_punkt
 
         ensure_punkt()
-    tokenize = get_rouge_tokenizer(tokenizer, _check_flag("use_stemmer", use_stemmer))
-    return RougeScorer(types, tokenize, multi_ref, alpha, beta, split_summaries)
+    use_stemmer = _check_flag("use_stemmer", use_stemmer)
+    tokenize = get_rouge_tokenizer(tokenizer, use_stemmer)
+    name = "rouge_score" if is_default_tokenizer(tokenizer) else tokenizer if isinstance(tokenizer, str) else None
+    return RougeScorer(types, tokenize, multi_ref, alpha, beta, split_summaries, name, use_stemmer)
 
 
 def warn_lost_letters(predictions: Sequence[str], references: Sequence[Sequence[str]], stacklevel: int = 3) -> None:
@@ -651,21 +662,69 @@ def warn_lost_letters(predictions: Sequence[str], references: Sequence[Sequence[
     )
 
 
+def resolve_backend(backend: str | None) -> str:
+    """``backend``, or when None the environment variable ``NLGMETRICS_ROUGE_BACKEND``, else ``"auto"``; checked."""
+    source = ""
+    if backend is None:
+        backend, source = os.environ.get(BACKEND_ENV) or "auto", f" (from ${BACKEND_ENV})"
+    if backend not in BACKENDS:
+        raise ValueError(
+            f"backend must be 'auto' (rouge-score-rs where it gives rouge_score's numbers, else Python), 'native' "
+            f"(the same, but an error where it cannot) or 'python' (our reference implementation), got "
+            f"{backend!r:.40}{source}."
+        )
+    return backend
+
+
+def native_refusal(scorer: RougeScorer) -> str | None:
+    """Why rouge-score-rs cannot score ``scorer``'s configuration bit for bit (None: it can)."""
+    if not rouge_native.AVAILABLE:
+        return "rouge-score-rs is not installed (pip install rouge-score-rs)"
+    if scorer.tokenizer_name != "rouge_score":
+        return "it has rouge_score's tokenizer only (the default; not tokenizer=..., lang=... other than English)"
+    other = [t.name for t in scorer.rouge_types if t.kind not in ("N", "L", "Lsum")]
+    if other:
+        return f"it computes rouge1..rouge9, rougeL and rougeLsum, not {', '.join(other)}"
+    if scorer.split_summaries:
+        return "split_summaries=True is scored in Python"
+    if scorer.alpha is not None or scorer.beta is not None:
+        return "it computes F1 only, not alpha/beta"
+    return None
+
+
 def _score_examples(
-    predictions: Sequence[str], references: Sequence[str | Sequence[str]], rouge_types: Any, options: dict
-) -> tuple[list[str], list[dict[str, tuple[float, float, float]]]]:
-    """Check, warn, score: type names and one ``{type: (P, R, F)}`` per example."""
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    rouge_types: Any,
+    options: dict,
+    backend: str | None = None,
+) -> tuple[list[str], np.ndarray]:
+    """Check, warn, score: type names and ``values[i, 3 * t + c]`` (example i, type t, c = precision, recall, F).
+
+    rouge-score-rs scores what it reproduces (:func:`native_refusal`, :mod:`nlgmetrics.lexical.rouge_native`), the
+    Python path (:class:`RougeScorer`) the rest; ``backend="python"`` takes the Python path for everything."""
+    backend = resolve_backend(backend)
     preds, refs = check_pairs(predictions, references)
     scorer = make_scorer(rouge_types, **options)
     if is_default_tokenizer(options.get("tokenizer")) and options.get("lang") is None:
         warn_lost_letters(preds, refs, stacklevel=4)
-    rows = []
-    for i, (pred, ref) in enumerate(zip(preds, refs)):
+    names = [t.name for t in scorer.rouge_types]
+    values = np.empty((len(preds), 3 * len(names)), dtype=np.float64)
+    todo: Sequence[int] = range(len(preds))
+    if backend != "python":
+        refusal = native_refusal(scorer)
+        if refusal is None:
+            todo = rouge_native.score_into(values, preds, refs, names, scorer.use_stemmer, scorer.multi_ref)
+        elif backend == "native":
+            raise ValueError(f"backend='native' (rouge-score-rs) cannot score these options: {refusal}; use "
+                             "backend='auto' (Python where needed) or 'python'.")
+    for i in todo:
         try:
-            rows.append(scorer.score(pred, ref))
+            row = scorer.score(preds[i], refs[i])
         except _TooLong as exc:
             raise ValueError(f"example {i}: {exc}") from None
-    return [t.name for t in scorer.rouge_types], rows
+        values[i] = [x for name in names for x in row[name]]
+    return names, values
 
 
 _NUMPY_GLOBAL_RNG = threading.Lock()  # one draw sequence at a time: concurrent calls never interleave their draws
@@ -755,6 +814,7 @@ def compute_rouge(
     byte_limit: int | None = None,
     byte_limit_bug: bool = False,
     eval_ids: Sequence[str] | None = None,
+    backend: str | None = None,
 ) -> dict[str, Any]:
     """ROUGE of ``predictions`` against ``references`` (one string or a list of strings per prediction).
 
@@ -780,6 +840,12 @@ def compute_rouge(
     'average' (ROUGE-1.5.5 -f A). ``weight_factor``: w of ROUGE-W. ``alpha`` (perl's -p) or ``beta`` weight the
     F-measure; default: balanced F1.
 
+    ``backend``: ``"auto"`` (default, or the environment variable ``NLGMETRICS_ROUGE_BACKEND``): rouge-score-rs (Rust,
+    :mod:`nlgmetrics.lexical.rouge_native`) scores rouge1..9, rougeL and rougeLsum with rouge_score's tokenizer, F1
+    and one reference or ``multi_ref="best"``, where its numbers are rouge_score's bit for bit; the Python path
+    everything else. ``"python"``: our reference implementation for everything (same numbers). ``"native"``: as
+    ``"auto"``, but a ValueError when the options need the Python path.
+
     ``flavor="rouge155"``: ROUGE-1.5.5.pl's figures (:mod:`nlgmetrics.lexical.rouge155`), with perl's options
     ``wordnet_exceptions``, ``remove_stopwords`` (-s), ``length_limit`` (-l), ``byte_limit`` (-b),
     ``byte_limit_bug`` and ``eval_ids`` (these apply to that flavor only; ``multi_ref`` defaults to its -f A there).
@@ -796,7 +862,8 @@ def compute_rouge(
     if flavor != "rouge_score" or perl_options:  # ROUGE-1.5.5.pl's numbers: nlgmetrics.lexical.rouge155
         from nlgmetrics.lexical.rouge155 import compute_rouge_flavor
 
-        own = {"lang": lang, "split_summaries": split_summaries, "aggregator": aggregator, "numpy_seed": numpy_seed}
+        own = {"lang": lang, "split_summaries": split_summaries, "aggregator": aggregator, "numpy_seed": numpy_seed,
+               "backend": backend}  # fmt: skip
         changed = [key for key, value in own.items() if value != {"split_summaries": False, "aggregator": "mean"}.get(key)]
         if flavor != "rouge_score" and changed:
             raise ValueError(f"{', '.join(changed)} apply to flavor='rouge_score' only, not flavor={flavor!r}.")
@@ -827,10 +894,7 @@ def compute_rouge(
         "use_stemmer": use_stemmer, "tokenizer": tokenizer, "lang": lang, "split_summaries": split_summaries,
         "multi_ref": multi_ref, "weight_factor": weight_factor, "alpha": alpha, "beta": beta,
     }
-    names, rows = _score_examples(predictions, references, rouge_types, options)
-    # values[i, 3 * t + c]: example i, type t, c = precision, recall, F
-    values = np.array([[x for name in names for x in row[name]] for row in rows], dtype=np.float64)
-    values = values.reshape(len(rows), 3 * len(names))
+    names, values = _score_examples(predictions, references, rouge_types, options, backend)
 
     out: dict[str, Any] = {}
     suffixes = ("_precision", "_recall", "")
@@ -851,12 +915,14 @@ def rouge_scores(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
     rouge_types: Sequence[str] = DEFAULT_ROUGE_TYPES,
+    backend: str | None = None,
     **options: Any,
 ) -> list[dict[str, tuple[float, float, float]]]:
     """Per-example ``{type: (precision, recall, F)}``, the shape of rouge_score's ``score`` output (for tests and
     tools); options as :func:`make_scorer` (tokenizer, lang, use_stemmer, split_summaries, multi_ref, weight_factor,
-    alpha, beta)."""
-    return _score_examples(predictions, references, rouge_types, options)[1]
+    alpha, beta); ``backend`` as :func:`compute_rouge`."""
+    names, values = _score_examples(predictions, references, rouge_types, options, backend)
+    return [{name: tuple(row[3 * t : 3 * t + 3]) for t, name in enumerate(names)} for row in values.tolist()]
 
 
 __all__: list[str] = [

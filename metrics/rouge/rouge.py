@@ -61,6 +61,8 @@ Args:
         exactly, without perl; its options: use_stemmer (-m, perl's Porter), wordnet_exceptions, remove_stopwords
         (-s), multi_ref 'average' (-f A, its default) or 'best' (-f B), length_limit (-l), byte_limit (-b),
         byte_limit_bug, eval_ids, alpha (-p); aggregated values are perl's bootstrap means with T_low/T_high).
+    backend: 'auto' (default; $NLGMETRICS_ROUGE_BACKEND): rouge-score-rs for ROUGE-N/L/Lsum where its numbers are
+        rouge_score's bit for bit, Python elsewhere; 'python' or 'native' to force one.
 Returns:
     For each type T: T (F-measure, as HF evaluate's rouge), T_precision and T_recall: floats (aggregated) or lists
     (use_aggregator=False). With n_bootstrap: T_low, T_mid, T_high and T_precision_low ... T_recall_high.
@@ -108,7 +110,7 @@ class Rouge(evaluate_support.NLGMetric):
         lang=None, split_summaries=False, aggregator="bootstrap", multi_ref=None, weight_factor=1.2, alpha=None,
         beta=None, n_bootstrap=0, confidence_interval=0.95, seed=DEFAULT_SEED, flavor="rouge_score",
         wordnet_exceptions=False, remove_stopwords=False, length_limit=None, byte_limit=None, byte_limit_bug=False,
-        eval_ids=None,
+        eval_ids=None, backend=None,
     ):
         if flavor != "rouge_score":  # ROUGE-1.5.5.pl's figures: perl's own bootstrap, no HF aggregate
             return evaluate_support.compute_metric(
@@ -126,4 +128,5 @@ class Rouge(evaluate_support.NLGMetric):
             beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, seed=seed,
             wordnet_exceptions=wordnet_exceptions, remove_stopwords=remove_stopwords, length_limit=length_limit,
             byte_limit=byte_limit, byte_limit_bug=byte_limit_bug, eval_ids=eval_ids,
+            **({} if backend is None else {"backend": backend}),
         )

@@ -99,7 +99,8 @@ def measure(row: str, data: Path, words: int, timeout: float, threads: int = 2) 
                          options=options, metric=metric, key=key)
     start = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                              check=False)
     except subprocess.TimeoutExpired:
         return {"row": row, "status": "timeout", "seconds": time.perf_counter() - start}
     if proc.returncode:
@@ -111,9 +112,9 @@ def measure(row: str, data: Path, words: int, timeout: float, threads: int = 2) 
 
 def markdown(rows: list[dict], words: int) -> str:
     lines = [
-        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()} (CPU, 2 torch threads): one pair of "
-        f"{words:,}-word texts (WMT17 de-en reference and {SYSTEM}, segments joined), each row in its own process; "
-        "bundled MiniLM for the embedding metrics.",
+        (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()} (CPU, 2 torch threads): one pair of "
+         f"{words:,}-word texts (WMT17 de-en reference and {SYSTEM}, segments joined), each row in its own process; "
+         "bundled MiniLM for the embedding metrics."),
         "",
         "| row | status | seconds | value | RSS before the call (MiB) | peak RSS (MiB) |",
         "|---|---|---|---|---|---|",

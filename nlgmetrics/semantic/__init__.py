@@ -16,7 +16,7 @@ def available_memory() -> int | None:
         import psutil
 
         return int(psutil.virtual_memory().available)
-    except Exception:  # noqa: BLE001 - not installed, or no support on this platform
+    except Exception:  # noqa: BLE001, S110 - not installed, or no support on this platform: read /proc
         pass
     try:
         with open("/proc/meminfo", encoding="ascii") as handle:

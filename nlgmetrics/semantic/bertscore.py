@@ -38,7 +38,6 @@ each replaced by U+FFFD, with a warning (bert_score's tokenizer raises).
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -168,13 +167,14 @@ def _match_batches(sizes: list[tuple[int, int]], max_elements: int) -> list[list
 
 def greedy_match(
     hyp_emb: list[torch.Tensor], hyp_w: list[torch.Tensor], ref_emb: list[torch.Tensor], ref_w: list[torch.Tensor],
-    *, max_elements: int = _SIM_ELEMENTS,
+    *, max_elements: int | None = None,
 ) -> torch.Tensor:
     """P, R, F (shape ``(n, 3)``) of pairs of L2-normalised token embeddings with token weights.
 
     The similarities of a batch are computed ``rows`` hypothesis tokens at a time, ``b * rows * tr <= max_elements``
     (at least one row): each block gives its rows' maxima over the reference (P) and updates the running maxima of the
     reference tokens over the hypothesis (R), so memory is linear in the lengths and the result the same."""
+    max_elements = _SIM_ELEMENTS if max_elements is None else max_elements
     n = len(hyp_emb)
     out = torch.empty((n, 3), dtype=torch.float32)
     sizes = [(hyp_emb[k].shape[0], ref_emb[k].shape[0]) for k in range(n)]
@@ -387,7 +387,8 @@ class BERTScorer:
         exact.update(zip(long, (len(ids) for ids in self.encoder.token_ids(long))))
         warn_if_memory_short(
             estimate(exact), f"BERTScore on {len(cands)} pair(s) (embeddings of {max(exact.values())} tokens at most "
-            "per text)", "Score fewer or shorter texts per call, or pass long_text='truncate'.", stacklevel=5,
+            "per text)", "Score fewer or shorter texts per call, or pass long_text='truncate'.", free=free,
+            stacklevel=5,
         )
 
     def score(

@@ -409,13 +409,14 @@ class MoverScorer:
             raise ValueError(
                 f"MoverScore: exact transport between a reference of {n_ref} and a prediction of {n_pred} tokens "
                 f"with mass ({entries:,} token pairs) is beyond the exact solver's limit of "
-                f"{exact_transport.MAX_ENTRIES:,} token pairs (2**26, e.g. 8192 x 8192; about 2 GiB and a minute). "
+                f"{exact_transport.MAX_ENTRIES:,} token pairs (e.g. {math.isqrt(exact_transport.MAX_ENTRIES)} x "
+                f"{math.isqrt(exact_transport.MAX_ENTRIES)}; memory and time grow past that). "
                 "Pass relaxed=True (one-sided transport, costs built in blocks: memory linear in the length), "
                 f"solver='sinkhorn' (entropic; about {gib:.1f} GiB here, a GPU helps), or long_text='truncate' "
                 "(v2: the first 512 tokens of each text)."
             )
         hidden = self.encoder.hidden_size or 1024
-        chunk_tokens = max(sum(bound[t] for t in set(t for key in keys[i : i + PAIR_CHUNK] for t in key))
+        chunk_tokens = max(sum(bound[t] for t in {t for key in keys[i : i + PAIR_CHUNK] for t in key})
                            for i in range(0, len(keys), PAIR_CHUNK))
         estimate = chunk_tokens * 28 * hidden  # float32 embeddings (engine, cache) + float64 units
         if method == "exact":

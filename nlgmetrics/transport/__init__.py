@@ -26,13 +26,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from nlgmetrics.transport.costs import METRICS, _numpy_costs, batched_costs, check_metric, pad_stack, pairwise_costs
+from nlgmetrics.transport.costs import (
+    METRICS, _numpy_costs, _to_numpy64, batched_costs, check_metric, pad_stack, pairwise_costs,
+)
 from nlgmetrics.transport.exact import check_size, default_threads, emd, emd_batch
 from nlgmetrics.transport.relaxed import relaxed_batch, relaxed_clouds
 from nlgmetrics.transport.sinkhorn import DEFAULT_REG, sinkhorn_log
 
 METHODS = ("exact", "sinkhorn", "relaxed")
 LAZY_COST_ENTRIES = 2**25  # past this many cost entries in one exact batch, costs are built per problem on demand
+CHUNK_ENTRIES = 2**24  # padded cost entries per sinkhorn / relaxed chunk (a larger relaxed problem: column blocks)
 
 __all__ = [
     "DEFAULT_REG", "METHODS", "METRICS", "TransportResult", "batched_costs", "default_threads", "emd", "emd_batch",
@@ -66,17 +69,18 @@ class _LazyCosts(Sequence):
     def __getitem__(self, k: int) -> np.ndarray:
         x, y = self.xs[k], self.ys[k]
         if (self.device is None or torch.device(self.device).type == "cpu") and self.dtype == torch.float64:
-            to64 = lambda t: np.asarray(t.detach().cpu() if isinstance(t, torch.Tensor) else t, dtype=np.float64)  # noqa: E731
-            return np.ascontiguousarray(_numpy_costs(to64(x), to64(y), self.metric, self.unit_rows))
+            return np.ascontiguousarray(_numpy_costs(_to_numpy64(x), _to_numpy64(y), self.metric, self.unit_rows))
         return batched_costs([x], [y], self.metric, device=self.device, dtype=self.dtype, unit_rows=self.unit_rows)[0]
 
 
 def _padded_solve(
     a: Sequence, b: Sequence, M: Sequence | None, method: str, *, reg: float, return_flow: bool, device,
     dtype: torch.dtype, max_iter: int, tol: float, xs: Sequence | None = None, ys: Sequence | None = None,
-    metric: str = "euclidean", max_elements: int = 2**24,
+    metric: str = "euclidean", max_elements: int | None = None,
 ) -> TransportResult:
-    """Sinkhorn / relaxed on zero-padded chunks of similar size; costs from ``M`` or built from ``xs``/``ys``."""
+    """Sinkhorn / relaxed on zero-padded chunks of similar size (at most ``max_elements`` entries, default
+    :data:`CHUNK_ENTRIES`, past the first problem); costs from ``M`` or built from ``xs``/``ys``."""
+    max_elements = CHUNK_ENTRIES if max_elements is None else max_elements
     sizes = [(len(a[k]), len(b[k])) for k in range(len(a))]
     order = sorted(range(len(a)), key=lambda k: sizes[k])
     costs = np.zeros(len(a))

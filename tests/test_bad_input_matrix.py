@@ -76,6 +76,56 @@ def test_bad_cases_raise_named_errors(modules, name, case):
         modules[name].compute(predictions=predictions, references=references, **OPTIONS.get(name, {}))
 
 
+@pytest.mark.parametrize("name", METRICS)
+def test_numpy_arrays_and_pandas_series_are_accepted(modules, name):
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    preds, refs = ["the cat sat on the mat", "a dog ran"], ["the cat sat on a mat", "the dog ran home"]
+    expected = modules[name].compute(predictions=preds, references=refs, **OPTIONS.get(name, {}))
+    for p, r in [(np.array(preds), np.array(refs, dtype=object)), (pd.Series(preds), pd.Series(refs)),
+                 (np.array(preds), np.array([[x] for x in refs]))]:  # a 2-d array: one column of references
+        assert modules[name].compute(predictions=p, references=r, **OPTIONS.get(name, {})) == expected
+    with pytest.raises(TypeError, match="1-d numpy array"):
+        modules[name].compute(predictions=np.array([preds]), references=refs, **OPTIONS.get(name, {}))
+
+
+SURROGATES = (["\ud800 the cat sat on the mat", "a dog ran \udcff"], ["the \ud800 cat sat on a mat", "a dog ran"])
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_lone_surrogates_in_every_core_metric(name):
+    """Embedding metrics replace them (U+FFFD, one warning); lexical metrics keep them, as their references do."""
+    import warnings
+
+    from nlgmetrics.registry import get_metric
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = get_metric(name)(*SURROGATES, **OPTIONS.get(name, {}))
+    assert all(math.isfinite(v) for v in _finite_values(result)), result
+    replaced = [w for w in caught if "lone surrogates" in str(w.message)]
+    if name in ("bertscore", "moverscore"):
+        assert len(replaced) == 1 and "3 text(s)" in str(replaced[0].message)
+        fixed = [[t.replace("\ud800", "\ufffd").replace("\udcff", "\ufffd") for t in side] for side in SURROGATES]
+        assert get_metric(name)(*fixed, **OPTIONS.get(name, {})) == result
+    else:
+        assert replaced == []
+
+
+def test_lone_surrogates_keep_lexical_parity():
+    import sacrebleu
+    from rouge_score import rouge_scorer
+
+    from nlgmetrics.registry import get_metric
+
+    preds, refs = SURROGATES
+    assert get_metric("bleu")(preds, refs)["score"] == pytest.approx(sacrebleu.corpus_bleu(preds, [refs]).score)
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rougeL"])
+    ours = get_metric("rouge")(preds, refs, rouge_types=["rouge1", "rougeL"], use_aggregator=False)
+    for key in ("rouge1", "rougeL"):
+        assert ours[key] == pytest.approx([scorer.score(r, p)[key].fmeasure for p, r in zip(preds, refs)])
+
+
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "nlgmetrics.cli", *args], capture_output=True, text=True, timeout=300)
 

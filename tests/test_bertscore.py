@@ -284,3 +284,114 @@ def test_evaluate_module_end_to_end_and_doctest(data, model_dir):
     runner = doctest.DocTestRunner()
     runner.run(test)
     assert runner.tries >= 5 and runner.failures == 0
+
+
+# -- hardening: bounded memory, defined values where bert_score gives NaN, odd input -------------------------------
+def test_blocked_similarity_equals_unblocked_and_stays_bounded(monkeypatch):
+    from nlgmetrics.semantic import bertscore as bs
+
+    gen = torch.Generator().manual_seed(0)
+    hyp = [bs._normalised(torch.randn(n, 384, generator=gen)) for n in (1500, 40, 9)]
+    ref = [bs._normalised(torch.randn(n, 384, generator=gen)) for n in (1300, 35, 700)]
+    hw = [torch.rand(h.shape[0], generator=gen) for h in hyp]
+    rw = [torch.rand(r.shape[0], generator=gen) for r in ref]
+    whole = bs.greedy_match(hyp, hw, ref, rw, max_elements=2**40)  # one block per batch
+    largest = []
+    real_bmm = torch.bmm
+    monkeypatch.setattr(torch, "bmm", lambda a, b: largest.append(a.shape[0] * a.shape[1] * b.shape[2]) or real_bmm(a, b))
+    for limit in (2**15, 20_000, 2**18):
+        largest.clear()
+        blocked = bs.greedy_match(hyp, hw, ref, rw, max_elements=limit)
+        assert (blocked - whole).abs().max() <= 1e-6
+        assert max(largest) <= max(limit, 1300)  # a block holds at least one row
+
+
+def test_blocked_similarity_on_real_long_text(monkeypatch):
+    long_ref = " ".join(f"the committee discussed item {i} at length" for i in range(80))  # ~650 tokens: windows
+    long_hyp = " ".join(f"the committee talked about item {i} for a long time" for i in range(80))
+    cands, refs = [long_hyp, "short one"], [long_ref, "short reference"]
+    whole = compute_bertscore(cands, refs, model_type="minilm")
+    from nlgmetrics.semantic import bertscore as bs
+
+    monkeypatch.setattr(bs, "_SIM_ELEMENTS", 16 * 650)  # ~16 rows per block
+    blocked = compute_bertscore(cands, refs, model_type="minilm")
+    for key in ("precision", "recall", "f1"):
+        assert blocked[key] == pytest.approx(whole[key], abs=1e-6)
+
+
+def test_idf_on_a_single_pair_is_defined_not_nan(model_dir):
+    cands, refs = ["the cat sat on the mat"], ["the cat sat on a mat"]
+    theirs = bert_score.score(cands, refs, model_type=model_dir, num_layers=6, idf=True)
+    assert math.isnan(theirs[0][0].item()) and math.isnan(theirs[1][0].item())  # bert_score: 0 / 0
+    with pytest.warns(UserWarning, match="sum to 0"):
+        ours = compute_bertscore(cands, refs, model_type="minilm", idf=True)
+    plain = compute_bertscore(cands, refs, model_type="minilm")
+    for key in ("precision", "recall", "f1"):
+        assert math.isfinite(ours[key][0]) and ours[key][0] == pytest.approx(plain[key][0], abs=1e-6)
+    with pytest.warns(UserWarning, match="sum to 0"):
+        same = compute_bertscore(["the cat sat"], ["the cat sat"], model_type="minilm", idf=True)
+    assert same["f1"][0] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_idf_fallback_leaves_other_pairs_at_parity(model_dir):
+    cands, refs = ["the", "the dog barked"], ["the cat", "the dog"]  # "the" is in every reference: idf 0
+    theirs = bert_score.score(cands, refs, model_type=model_dir, num_layers=6, idf=True)
+    assert math.isnan(theirs[0][0].item())
+    with pytest.warns(UserWarning, match="1 text"):
+        ours = compute_bertscore(cands, refs, model_type="minilm", idf=True)
+    assert all(math.isfinite(v) for key in ("precision", "recall", "f1") for v in ours[key])
+    for k, key in enumerate(("precision", "recall", "f1")):
+        assert ours[key][1] == pytest.approx(theirs[k][1].item(), abs=TOL)
+
+
+def test_all_zero_idf_dict_is_idf_false_and_bad_weights_are_refused():
+    from collections import defaultdict
+
+    with pytest.warns(UserWarning, match="sum to 0"):
+        zero = compute_bertscore(["the cat sat"], ["a cat sat"], model_type="minilm", idf=defaultdict(float))
+    plain = compute_bertscore(["the cat sat"], ["a cat sat"], model_type="minilm")
+    assert zero["f1"] == pytest.approx(plain["f1"], abs=1e-7)
+    for bad in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(ValueError, match="finite number >= 0"):
+            compute_bertscore(["the cat"], ["a cat"], model_type="minilm", idf=defaultdict(lambda b=bad: b))
+
+
+def test_lone_surrogates_are_replaced_with_one_warning():
+    with pytest.warns(UserWarning, match="BERTScore: 2 text"):
+        odd = compute_bertscore(["\ud800 cat sat", "a dog"], ["the cat sat", "a \udcff dog"], model_type="minilm")
+    plain = compute_bertscore(["\ufffd cat sat", "a dog"], ["the cat sat", "a \ufffd dog"], model_type="minilm")
+    assert odd["f1"] == plain["f1"]
+    with pytest.warns(UserWarning, match="1 text"):
+        div = self_bertscore(["\ud800 one", "two", "three"], model_type="minilm")
+    assert math.isfinite(div["self_bertscore"])
+
+
+def test_numpy_and_pandas_inputs(data):
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    ours = compute_bertscore(np.array(data["hyps"][:3]), pd.Series(data["refs"][:3]), model_type="minilm")
+    assert ours["f1"] == compute_bertscore(data["hyps"][:3], data["refs"][:3], model_type="minilm")["f1"]
+    grouped = self_bertscore(np.array([data["hyps"][:3], data["refs"][:3]]), model_type="minilm")
+    assert len(grouped["self_bertscore"]) == 2
+
+
+def test_memory_warning_when_the_estimate_exceeds_what_is_available(monkeypatch):
+    from nlgmetrics.semantic import bertscore as bs
+
+    monkeypatch.setattr(bs, "available_memory", lambda: 10 * 2**20)
+    text = " ".join(["the cat sat on the mat"] * 150)  # ~900 tokens: the byte bound, then the tokenizer's count
+    with pytest.warns(UserWarning, match="needs an estimated .* GiB but only 0.0 GiB"):
+        out = compute_bertscore([text], [text], model_type="minilm")
+    assert out["f1"][0] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_batch_size_zero_refused_even_when_cached():
+    compute_bertscore(["cached for the batch size check"], ["cached too"], model_type="minilm")
+    with pytest.raises(ValueError, match="batch_size"):
+        compute_bertscore(["cached for the batch size check"], ["cached too"], model_type="minilm", batch_size=0)
+
+
+def test_baseline_needs_positive_pairs():
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="pairs must be a positive integer"):
+            baselines.compute_baseline(["one sentence", "another sentence"], "minilm", pairs=bad)

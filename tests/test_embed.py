@@ -199,3 +199,58 @@ def test_batches_cover_every_sequence_once_longest_first():
     assert [len(b) for b in batches] == [8] * 7 + [7]
     flat = [lengths[k] for b in batches for k in b]
     assert flat == sorted(lengths, reverse=True)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error raised where CUDA is missing")
+def test_cuda_without_cuda_is_a_clear_error():
+    for device in ("cuda", "cuda:0"):
+        with pytest.raises(ValueError, match="CUDA is not available.*device='cpu'"):
+            pick_device(device)
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            get_encoder("minilm", device=device)
+
+
+def test_unknown_device_is_a_clear_error():
+    with pytest.raises(ValueError, match="not a torch device"):
+        pick_device("gpu")
+    assert pick_device("cpu") == torch.device("cpu")
+
+
+def test_batch_size_checked_even_when_every_text_is_cached(enc):
+    enc.embed(["batch size probe"], 6)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="batch_size"):
+            enc.embed(["batch size probe"], 6, batch_size=bad)
+
+
+def test_lone_surrogates_are_replaced_before_tokenization(enc, tmp_path):
+    fresh = EmbeddingCache(budget_mb=64, disk_dir=tmp_path)  # the disk layer keys the text as given
+    enc._cache = fresh
+    try:
+        with pytest.warns(UserWarning, match="1 text"):
+            [odd] = enc.embed(["\ud800 cat"], 6)
+        [plain] = enc.embed(["\ufffd cat"], 6)
+    finally:
+        enc._cache = None
+    assert odd.input_ids == plain.input_ids and torch.equal(odd.embeddings, plain.embeddings)
+    assert len(list(tmp_path.rglob("*.emb"))) == 2
+
+
+def test_invalid_disk_entry_is_recomputed(enc, tmp_path):
+    text = "validated disk entry"
+    ns = enc.namespace(6, "window")
+    [good] = enc.compute([text], 6)
+    writer = EmbeddingCache(budget_mb=0, disk_dir=tmp_path)
+    # a well-formed file (valid checksum) holding NaN embeddings
+    writer.put(ns, text, TokenEmbeddings(good.input_ids, torch.full_like(good.embeddings, float("nan"))))
+    enc._cache = EmbeddingCache(budget_mb=0, disk_dir=tmp_path)
+    try:
+        with pytest.warns(UserWarning, match="non-finite"):
+            [again] = enc.embed([text], 6)
+        assert torch.allclose(again.embeddings, good.embeddings, atol=1e-6)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            [third] = enc.embed([text], 6)  # the file was overwritten with the recomputed entry
+        assert torch.equal(third.embeddings, again.embeddings)
+    finally:
+        enc._cache = None

@@ -400,3 +400,59 @@ def test_plot_alignment_writes_png(tmp_path, metric):
         assert "[CLS]" not in data["reference_tokens"] and np.abs(data["matrix"]).max() <= 1 + 1e-9
     with pytest.raises(ValueError, match="metric"):
         alignment_matrix(pred, ref, metric="bleu")
+
+
+# -- hardening: long texts, odd input ---------------------------------------------------------------------------------
+LONG_REF = " ".join(f"word{i % 53} is here" for i in range(140))  # about 560 wordpieces, ~420 with mass
+
+
+def test_exact_transport_past_its_limit_is_refused_before_embedding(monkeypatch):
+    from nlgmetrics.transport import exact
+
+    monkeypatch.setattr(exact, "MAX_ENTRIES", 100_000)  # ~ 316 x 316 tokens with mass
+    monkeypatch.setattr(MoverScorer, "embed", lambda *a, **k: pytest.fail("embedded before the size check"))
+    with pytest.raises(ValueError, match=r"exact solver's limit of 100,000.*relaxed=True.*solver='sinkhorn'.*"
+                                         r"long_text='truncate'"):
+        _ms([LONG_REF.replace("here", "there")], [LONG_REF], idf=False, long_text="window")
+
+
+def test_window_mode_past_the_exact_limit_runs_relaxed(monkeypatch):
+    from nlgmetrics.transport import exact
+
+    pred = LONG_REF.replace("here", "there")
+    whole = _ms([pred], [LONG_REF], idf=False, long_text="window", relaxed=True)["scores"]
+    truncated = _ms([pred], [LONG_REF], idf=False)  # v2's cut at 512 tokens
+    monkeypatch.setattr(exact, "MAX_ENTRIES", 100_000)
+    from nlgmetrics import transport
+
+    monkeypatch.setattr(transport, "CHUNK_ENTRIES", 5_000)  # the pair's costs in blocks of columns
+    blocked = _ms([pred], [LONG_REF], idf=False, long_text="window", relaxed=True)["scores"]
+    assert blocked == pytest.approx(whole, abs=1e-9) and 0 < blocked[0] < 1
+    assert blocked != truncated["scores"]  # every token counted, not the first 512
+
+
+def test_memory_warning_when_the_estimate_exceeds_what_is_available(monkeypatch):
+    from nlgmetrics import semantic
+
+    monkeypatch.setattr(semantic, "available_memory", lambda: 1000)
+    with pytest.warns(UserWarning, match="MoverScore .*needs an estimated"):
+        out = _ms(["a cat sat on the mat"], ["a cat sat on a mat"], idf=False)
+    assert 0 < out["scores"][0] <= 1
+
+
+def test_lone_surrogates_are_replaced_with_one_warning():
+    with pytest.warns(UserWarning, match="MoverScore: 2 text"):
+        odd = _ms(["\ud800 cat sat", "a dog"], ["the cat sat", "a \udcff dog"], idf=False)
+    plain = _ms(["\ufffd cat sat", "a dog"], ["the cat sat", "a \ufffd dog"], idf=False)
+    assert odd["scores"] == plain["scores"]
+    scorer = MoverScorer(BUNDLED_ENCODER_ID, idf=False)
+    with pytest.warns(UserWarning, match="1 text"):
+        flow = scorer.alignment("\ud800 cat", "a cat")
+    assert math.isfinite(flow["score"])
+
+
+def test_numpy_and_pandas_inputs(pairs):
+    pd = pytest.importorskip("pandas")
+    preds, refs = pairs
+    ours = _ms(np.array(preds[:4]), pd.Series(refs[:4]), idf=False)
+    assert ours["scores"] == _ms(preds[:4], refs[:4], idf=False)["scores"]

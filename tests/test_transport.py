@@ -198,3 +198,69 @@ def test_solve_clouds_all_methods_agree_with_matrices():
         from_clouds = solve_clouds(xs, ys, a, b, method=method, reg=0.05).costs
         from_matrices = solve_batch(a, b, M, method=method, reg=0.05).costs
         np.testing.assert_allclose(from_clouds, from_matrices, atol=1e-10)
+
+
+# -- bounded memory on large problems ---------------------------------------------------------------------------------
+def _clouds(rng, sizes, d=16):
+    def unit(n):
+        x = rng.normal(size=(n, d))
+        return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    xs, ys = [unit(n) for n, _ in sizes], [unit(m) for _, m in sizes]
+    a = [rng.random(n) + 0.1 for n, _ in sizes]
+    b = [rng.random(m) + 0.1 for _, m in sizes]
+    return xs, ys, [x / x.sum() for x in a], [y / y.sum() for y in b]
+
+
+def test_exact_costs_built_per_problem_give_the_same_costs(monkeypatch):
+    from nlgmetrics import transport
+
+    xs, ys, a, b = _clouds(np.random.default_rng(5), [(30, 20), (7, 45), (60, 60), (1, 3)] * 10)
+    eager = solve_clouds(xs, ys, a, b, method="exact", unit_rows=True).costs
+    built = []
+    real = transport._numpy_costs
+    monkeypatch.setattr(transport, "_numpy_costs", lambda *args: built.append(1) or real(*args))
+    monkeypatch.setattr(transport, "LAZY_COST_ENTRIES", 0)  # every batch "large": costs built inside the workers
+    lazy = solve_clouds(xs, ys, a, b, method="exact", unit_rows=True, num_threads=2).costs
+    assert len(built) == len(xs) and np.array_equal(lazy, eager)
+
+
+def test_relaxed_in_blocks_equals_the_whole_matrix():
+    from nlgmetrics.transport import relaxed_batch, relaxed_clouds
+
+    rng = np.random.default_rng(11)
+    (x,), (y,), (a,), (b,) = _clouds(rng, [(300, 250)])
+    a[::7] = 0.0  # points without mass are never a nearest neighbour
+    for metric in ("euclidean", "cosine"):
+        M = pairwise_costs(torch.from_numpy(x), torch.from_numpy(y), metric)
+        whole, _ = relaxed_batch(torch.from_numpy(a)[None], torch.from_numpy(b)[None], M[None])
+        for limit in (1, 999, 300 * 40):
+            assert relaxed_clouds(x, y, a, b, metric, max_elements=limit) == pytest.approx(float(whole[0]), abs=1e-12)
+    assert relaxed_clouds(x, y, np.zeros_like(a), b, "euclidean") == 0.0
+
+
+def test_exact_solver_refuses_problems_past_its_limit(monkeypatch):
+    from nlgmetrics.transport import exact
+
+    monkeypatch.setattr(exact, "MAX_ENTRIES", 100)
+    a, b, M = _problem(np.random.default_rng(1), 11, 10)
+    with pytest.raises(ValueError, match="beyond the exact solver's limit of 100 entries.*method='relaxed'"):
+        emd(a, b, M)
+    assert emd(a[:10] / a[:10].sum(), b, M[:10])[0] > 0  # 10 x 10 = 100 entries: allowed
+    xs, ys, ma, mb = _clouds(np.random.default_rng(2), [(11, 10)])
+    with pytest.raises(ValueError, match="limit"):
+        solve_clouds(xs, ys, ma, mb, method="exact")
+    assert solve_clouds(xs, ys, ma, mb, method="relaxed").costs[0] > 0
+
+
+def test_relaxed_problems_past_a_chunk_are_solved_in_blocks(monkeypatch):
+    from nlgmetrics import transport
+
+    xs, ys, a, b = _clouds(np.random.default_rng(4), [(30, 20), (5, 6), (40, 35)])
+    whole = solve_clouds(xs, ys, a, b, method="relaxed").costs
+    blocked = []
+    real = transport.relaxed_clouds
+    monkeypatch.setattr(transport, "relaxed_clouds", lambda *args, **kw: blocked.append(kw) or real(*args, **kw))
+    monkeypatch.setattr(transport, "CHUNK_ENTRIES", 100)
+    np.testing.assert_allclose(solve_clouds(xs, ys, a, b, method="relaxed").costs, whole, rtol=0, atol=1e-12)
+    assert len(blocked) == 2 and all(kw["max_elements"] == 100 for kw in blocked)  # 30 x 20 and 40 x 35

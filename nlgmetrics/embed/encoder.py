@@ -24,7 +24,11 @@ where it has the most context on its poorer side, ``max_w min(j - start_w, end_w
 unlimited context). Every token of the text is embedded; nothing is dropped. ``long_text="truncate"`` keeps the first
 ``max_len`` tokens (special tokens kept), as bert_score does.
 
-Device: ``device=None`` picks CUDA when available, else CPU. ``dtype``: ``None``/``"float32"`` (default, needed for
+Text: lone surrogate code points (invalid Unicode no tokenizer accepts) are replaced by U+FFFD before tokenization,
+with a warning (:func:`nlgmetrics.inputs.replace_lone_surrogates`); the cache keys the text as given.
+
+Device: ``device=None`` picks CUDA when available, else CPU; ``"cuda"`` (or ``"mps"``) where it is not available is a
+``ValueError`` saying so. ``dtype``: ``None``/``"float32"`` (default, needed for
 bert_score parity), or ``"bfloat16"``/``"float16"``: autocast on CUDA (the weights stay fp32; results are returned as
 float32). Half precision on CPU is not used (a warning says so) because CPU autocast is slower than fp32 there.
 """
@@ -43,8 +47,9 @@ from pathlib import Path
 import torch
 
 from nlgmetrics._quiet import model_loading
-from nlgmetrics.embed.cache import EmbeddingCache, TokenEmbeddings, get_cache
+from nlgmetrics.embed.cache import EmbeddingCache, EntrySpec, TokenEmbeddings, get_cache
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
+from nlgmetrics.inputs import replace_lone_surrogates
 from nlgmetrics.resources import missing_model_error, resolve_model
 
 ENGINE_VERSION = "1"
@@ -58,10 +63,33 @@ _ROBERTA_LIKE_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", 
 
 
 def pick_device(device: str | torch.device | None) -> torch.device:
-    """``None``: CUDA when available, else CPU; anything else as given."""
+    """``None``/``"auto"``: CUDA when available, else CPU; anything else as given, once it is checked to exist here
+    (``ValueError`` naming the fix otherwise)."""
     if device is None or device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    try:
+        chosen = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"device {device!r} is not a torch device ({exc}); pass 'cpu', 'cuda', 'cuda:1', ... or "
+                         "None (CUDA when available, else CPU).") from None
+    if chosen.type == "cuda":
+        if not torch.cuda.is_available():
+            why = "this torch was built without CUDA" if torch.version.cuda is None else "no CUDA GPU is visible"
+            raise ValueError(f"device={device!r} but CUDA is not available ({why}): pass device='cpu', or "
+                             "device=None to use CUDA only when there is a GPU.")
+        if chosen.index is not None and chosen.index >= torch.cuda.device_count():
+            raise ValueError(f"device={device!r} but only {torch.cuda.device_count()} CUDA device(s) are visible: "
+                             f"pass an index from 0 to {torch.cuda.device_count() - 1}.")
+    elif chosen.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ValueError(f"device={device!r} but MPS is not available here: pass device='cpu' or device=None.")
+    return chosen
+
+
+def check_batch_size(batch_size: object) -> int:
+    """``batch_size`` if it is a positive integer, else a ``ValueError``."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer (sequences per forward pass), got {batch_size!r}.")
+    return batch_size
 
 
 def _dtype_name(dtype: torch.dtype | None) -> str:
@@ -249,6 +277,8 @@ class Encoder:
         self.max_len = self._max_length()
         pad = self.tokenizer.pad_token_id
         self.pad_id = int(pad) if pad is not None else 0
+        hidden = getattr(config, "hidden_size", None)
+        self.hidden_size = int(hidden) if isinstance(hidden, int) else None
         # padding-free forward for BERT-family models, once it reproduces the padded forward on a probe batch
         probe = self.token_ids(["Hello world.", "A cat sat on the mat!", "An emoji: \U0001F600", "Hello there."])
         self.packed = can_pack(self.model) and packing_matches(
@@ -289,6 +319,7 @@ class Encoder:
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids with special tokens, as bert_score's ``sent_encode`` but never truncated."""
+        texts = replace_lone_surrogates(texts, "embedding engine")
         out: list[list[int] | None] = [None] * len(texts)
         todo: list[int] = []
         for i, text in enumerate(texts):
@@ -313,6 +344,17 @@ class Encoder:
             f"engine={ENGINE_VERSION}|model={self.model_id}|layer={layer_name}|{self.tokenizer_settings}"
             f"|long={long_text}|dtype={_dtype_name(self.autocast_dtype)}"
         )
+
+    def entry_spec(self, layer: int | None, long_text: str, text: str) -> EntrySpec | None:
+        """What a cached entry of ``text`` must look like (checked on entries read from disk)."""
+        if self.hidden_size is None:
+            return None
+        rows = (self.hidden_size,) if layer is not None else (self.num_hidden_layers + 1, self.hidden_size)
+        # a loose bound on the token count: tokenizers give at most ~2 tokens per UTF-8 byte, NFKC expands a
+        # character to at most 18; specials come on top
+        bound = 16 * len(text.encode("utf-8", "surrogatepass")) + 64
+        max_tokens = min(bound, self.max_len) if long_text == "truncate" else bound
+        return EntrySpec(rows, len(self.tokenizer), max_tokens)
 
     # -- long texts -----------------------------------------------------------------------------------------------
     def _pieces(self, ids: list[int], long_text: str) -> list[list[int]]:
@@ -396,8 +438,7 @@ class Encoder:
         self._check_layer(layer)
         if long_text not in LONG_TEXT_MODES:
             raise ValueError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+        check_batch_size(batch_size)
         all_ids = self.token_ids(texts)
         pieces: list[tuple[int, int, list[int]]] = []  # (text index, piece index, ids)
         counts = []
@@ -446,6 +487,9 @@ class Encoder:
         themselves (faster; do not modify them in place).
         """
         self._check_layer(layer)
+        check_batch_size(batch_size)
+        if long_text not in LONG_TEXT_MODES:
+            raise ValueError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not one string: wrap it in a list.")
         cache = self._cache if self._cache is not None else get_cache()
@@ -457,7 +501,7 @@ class Encoder:
                 raise TypeError(f"texts must be strings, got {type(text).__name__}.")
             if text in found:
                 continue
-            entry = cache.get(namespace, text)
+            entry = cache.get(namespace, text, self.entry_spec(layer, long_text, text))
             if entry is None:
                 found[text] = None  # type: ignore[assignment]
                 missing.append(text)

@@ -151,8 +151,13 @@ def compute_baseline(
     ``(s[2i], s[2i+1])`` for up to ``pairs`` pairs, score every pair with every layer (no idf), and average P, R and F
     per layer. Returns ``(L + 1, 3)``; written to ``out`` (or, with ``lang``, to the cache location that
     :func:`find_baseline` reads) when given."""
+    from nlgmetrics.embed.encoder import check_batch_size
     from nlgmetrics.semantic.bertscore import BERTScorer
 
+    if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
+        raise ValueError(f"pairs must be a positive integer (random sentence pairs to average over; bert_score used "
+                         f"100000), got {pairs!r}.")
+    check_batch_size(batch_size)
     unique = list(dict.fromkeys(s.strip() for s in sentences if isinstance(s, str) and s.strip()))
     if len(unique) < 2:
         raise ValueError("a baseline needs at least two distinct non-empty sentences.")

@@ -23,6 +23,17 @@ embedded whole with sliding windows instead of being truncated at 512 tokens (``
 truncation). One deliberate difference: bert_score zero-pads the similarity matrix of a batch, so a token whose
 similarities are all negative can take 0 from a padding cell (depending on batch composition); here padding never
 wins a max.
+
+Memory: the similarity matrix ``x_i . y_j`` is never held whole; it is computed in blocks of rows of at most
+``_SIM_ELEMENTS`` entries (the row maxima per block, the column maxima as a running maximum), so memory grows
+linearly with the texts' length, with the same numbers. A call whose estimated memory (its embeddings) exceeds the
+available memory warns first.
+
+Defined results where bert_score gives NaN: a text whose idf weights sum to 0 (every one of its tokens occurs in every
+reference, as with ``idf=True`` on a single pair, or an all-zero idf dict) is weighted as with ``idf=False``
+(1 per token, 0 for ``[CLS]``/``[SEP]``), with a warning; bert_score's P or R is NaN there. An idf dict with a
+negative or non-finite weight is a ``ValueError``. Texts holding lone surrogates (invalid Unicode) are scored with
+each replaced by U+FFFD, with a warning (bert_score's tokenizer raises).
 """
 
 from __future__ import annotations
@@ -36,13 +47,14 @@ import torch
 
 from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import check_mode, score_sharded
-from nlgmetrics.inputs import check_pairs, check_predictions
+from nlgmetrics.inputs import check_pairs, check_predictions, replace_lone_surrogates, replace_lone_surrogates_in_pairs
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
-from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
+from nlgmetrics.semantic import PAIR_CHUNK, available_memory, release_freed_memory, warn_if_memory_short
 from nlgmetrics.semantic.idf import DocumentFrequencies
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 
 _MATCH_BATCH = 128  # pairs per padded similarity batch
+_SIM_ELEMENTS = 2**24  # similarity entries computed at once (64 MiB in float32): bounds memory on long texts
 
 
 # -- configuration ------------------------------------------------------------------------------------------------
@@ -111,12 +123,22 @@ def _weights(ids: Sequence[int], idf: Mapping | None, specials: tuple) -> torch.
     if idf is None:
         return torch.tensor([0.0 if t in specials else 1.0 for t in ids], dtype=torch.float32)
     try:
-        return torch.tensor([float(idf[t]) for t in ids], dtype=torch.float32)
+        values = torch.tensor([float(idf[t]) for t in ids], dtype=torch.float64)
     except KeyError as exc:
         raise ValueError(
             f"idf dict has no weight for token id {exc.args[0]!r}: pass a collections.defaultdict (bert_score's "
             "format, token id -> weight) or idf=True to compute it from the references."
         ) from None
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"idf dict weights must be numbers ({exc}); fix the dict or pass idf=True.") from None
+    bad = ~(torch.isfinite(values) & (values >= 0))
+    if bool(bad.any()):
+        k = int(bad.nonzero()[0, 0])
+        raise ValueError(
+            f"idf dict weight {float(values[k])!r} for token id {ids[k]!r} is not a finite number >= 0 (idf weights "
+            "are log((M + 1) / (c + 1)) >= 0): fix the dict or pass idf=True."
+        )
+    return values.float()
 
 
 # -- greedy matching ------------------------------------------------------------------------------------------------
@@ -127,31 +149,59 @@ def _pad(tensors: list[torch.Tensor], width: int) -> torch.Tensor:
     return out
 
 
+def _match_batches(sizes: list[tuple[int, int]], max_elements: int) -> list[list[int]]:
+    """Pair indices per padded batch: pairs sorted by (hyp, ref) length, at most ``_MATCH_BATCH`` per batch and, past
+    the first pair, at most ``max_elements`` padded similarity entries (a long pair is not padded against others)."""
+    batches: list[list[int]] = []
+    width = 0  # the longest reference of the open batch
+    for k in sorted(range(len(sizes)), key=lambda k: sizes[k]):
+        th, tr = sizes[k][0], max(width, sizes[k][1])  # hypothesis lengths ascend: k's is the batch's longest
+        if batches and len(batches[-1]) < _MATCH_BATCH and (len(batches[-1]) + 1) * th * tr <= max_elements:
+            batches[-1].append(k)
+            width = tr
+        else:
+            batches.append([k])
+            width = sizes[k][1]
+    return batches
+
+
 def greedy_match(
-    hyp_emb: list[torch.Tensor], hyp_w: list[torch.Tensor], ref_emb: list[torch.Tensor], ref_w: list[torch.Tensor]
+    hyp_emb: list[torch.Tensor], hyp_w: list[torch.Tensor], ref_emb: list[torch.Tensor], ref_w: list[torch.Tensor],
+    *, max_elements: int | None = None,
 ) -> torch.Tensor:
-    """P, R, F (shape ``(n, 3)``) of pairs of L2-normalised token embeddings with token weights."""
+    """P, R, F (shape ``(n, 3)``) of pairs of L2-normalised token embeddings with token weights.
+
+    The similarities of a batch are computed ``rows`` hypothesis tokens at a time, ``b * rows * tr <= max_elements``
+    (at least one row): each block gives its rows' maxima over the reference (P) and updates the running maxima of the
+    reference tokens over the hypothesis (R), so memory is linear in the lengths and the result the same."""
+    max_elements = _SIM_ELEMENTS if max_elements is None else max_elements
     n = len(hyp_emb)
     out = torch.empty((n, 3), dtype=torch.float32)
-    order = sorted(range(n), key=lambda k: (hyp_emb[k].shape[0], ref_emb[k].shape[0]))
-    for start in range(0, n, _MATCH_BATCH):
-        idx = order[start : start + _MATCH_BATCH]
-        hl = torch.tensor([hyp_emb[k].shape[0] for k in idx])
-        rl = torch.tensor([ref_emb[k].shape[0] for k in idx])
+    sizes = [(hyp_emb[k].shape[0], ref_emb[k].shape[0]) for k in range(n)]
+    for idx in _match_batches(sizes, max_elements):
+        hl = torch.tensor([sizes[k][0] for k in idx])
+        rl = torch.tensor([sizes[k][1] for k in idx])
         th, tr = int(hl.max()), int(rl.max())
         h = _pad([hyp_emb[k] for k in idx], th)
         r = _pad([ref_emb[k] for k in idx], tr)
         hw = _pad([hyp_w[k] for k in idx], th)
         rw = _pad([ref_w[k] for k in idx], tr)
-        sim = torch.bmm(h, r.transpose(1, 2))  # (b, th, tr)
         h_valid = torch.arange(th)[None, :] < hl[:, None]
-        r_valid = torch.arange(tr)[None, :] < rl[:, None]
-        word_p = sim.masked_fill(~r_valid[:, None, :], -2.0).max(dim=2).values
-        word_r = sim.masked_fill(~h_valid[:, :, None], -2.0).max(dim=1).values
+        r_invalid = ~(torch.arange(tr)[None, :] < rl[:, None])[:, None, :]
+        r_t = r.transpose(1, 2)
+        word_p = torch.empty((len(idx), th), dtype=h.dtype)
+        word_r = torch.full((len(idx), tr), -2.0, dtype=h.dtype)
+        rows = max(1, max_elements // max(1, len(idx) * tr))
+        for lo in range(0, th, rows):
+            hi = min(lo + rows, th)
+            sim = torch.bmm(h[:, lo:hi], r_t)  # (b, rows, tr)
+            word_r = torch.maximum(word_r, sim.masked_fill(~h_valid[:, lo:hi, None], -2.0).max(dim=1).values)
+            word_p[:, lo:hi] = sim.masked_fill_(r_invalid, -2.0).max(dim=2).values
+            del sim
         hw = hw / hw.sum(dim=1, keepdim=True)
         rw = rw / rw.sum(dim=1, keepdim=True)
         p = (word_p.masked_fill(~h_valid, 0.0) * hw).sum(dim=1)
-        r_ = (word_r.masked_fill(~r_valid, 0.0) * rw).sum(dim=1)
+        r_ = (word_r.masked_fill(r_invalid[:, 0, :], 0.0) * rw).sum(dim=1)
         f = 2 * p * r_ / (p + r_)
         out[idx] = torch.stack([p, r_, f], dim=1)
     return out
@@ -258,11 +308,20 @@ class BERTScorer:
     ) -> torch.Tensor:
         """P, R, F for aligned single pairs, ``(n, 3)`` (``all_layers``: ``(L + 1, n, 3)``)."""
         n = len(cands)
+        self._check_memory(cands, refs)
         results = []
+        zero_idf: set[str] = set()
         for start in range(0, n, PAIR_CHUNK):
             c, r = cands[start : start + PAIR_CHUNK], refs[start : start + PAIR_CHUNK]
             table = self._embed(list(c) + list(r))
             weights = {t: _weights(ids, idf_dict, self._specials) for t, (ids, _) in table.items()}
+            if idf_dict is not None:  # idf weights summing to 0 would give 0 / 0: weigh such a text as without idf
+                for t, w in weights.items():
+                    if not float(w.sum()) > 0:
+                        plain = _weights(table[t][0], None, self._specials)
+                        if float(plain.sum()) > 0:
+                            weights[t] = plain
+                            zero_idf.add(t)
             hyp_w = [weights[t] for t in c]
             ref_w = [weights[t] for t in r]
             if self.all_layers:
@@ -286,7 +345,51 @@ class BERTScorer:
             if n > PAIR_CHUNK:
                 del table, weights
                 release_freed_memory()
+        if zero_idf:
+            warnings.warn(
+                f"BERTScore: the idf weights of {len(zero_idf)} text(s) sum to 0 (every token occurs in every "
+                "reference, e.g. idf=True over a single reference, or an all-zero idf dict); they are weighted as with "
+                "idf=False instead of giving NaN (bert_score's result). Compute idf over a larger corpus (pass a dict) "
+                "or use idf=False.",
+                UserWarning,
+                stacklevel=3,
+            )
         return torch.cat(results, dim=-2)
+
+    def _check_memory(self, cands: Sequence[str], refs: Sequence[str]) -> None:
+        """Warn when one chunk's embeddings (the part of a call that grows with the texts) may not fit in memory.
+
+        Per token: the engine's output, its cached copy and the normalised copy, ``3 * 4 * row`` bytes (``row`` =
+        hidden size, times L + 1 with ``all_layers``), plus ids. Token counts are bounded from the UTF-8 length
+        (at most ``2 * bytes + 4``); only when that bound is too much are the texts tokenized for the real count."""
+        hidden = self.encoder.hidden_size or 1024
+        row = hidden * ((self.encoder.num_hidden_layers + 1) if self.all_layers else 1)
+        per_token = 12 * row + 64
+        fixed = 3 * 4 * _SIM_ELEMENTS
+        limit = self.encoder.max_len if self.long_text == "truncate" else None
+
+        def estimate(counts: dict[str, int]) -> int:
+            worst = 0
+            for start in range(0, len(cands), PAIR_CHUNK):
+                texts = set(cands[start : start + PAIR_CHUNK]) | set(refs[start : start + PAIR_CHUNK])
+                worst = max(worst, sum(counts[t] for t in texts))
+            return fixed + per_token * worst
+
+        unique = list(dict.fromkeys([*cands, *refs]))
+        bound = {t: 2 * len(t.encode("utf-8", "surrogatepass")) + 4 for t in unique}
+        if limit is not None:
+            bound = {t: min(b, limit) for t, b in bound.items()}
+        free = available_memory()
+        if free is None or estimate(bound) <= free:
+            return
+        long = [t for t in unique if bound[t] > (limit or 512)]
+        exact = dict(bound)
+        exact.update(zip(long, (len(ids) for ids in self.encoder.token_ids(long))))
+        warn_if_memory_short(
+            estimate(exact), f"BERTScore on {len(cands)} pair(s) (embeddings of {max(exact.values())} tokens at most "
+            "per text)", "Score fewer or shorter texts per call, or pass long_text='truncate'.", free=free,
+            stacklevel=5,
+        )
 
     def score(
         self,
@@ -303,7 +406,7 @@ class BERTScorer:
     def _score(
         self, cands: Sequence[str], refs: Sequence[str | Sequence[str]], ref_weights: Sequence[Sequence[float]] | None
     ) -> torch.Tensor:
-        cands, groups = check_pairs(cands, refs)
+        cands, groups = replace_lone_surrogates_in_pairs(*check_pairs(cands, refs), "BERTScore")
         flat_c = [c for c, g in zip(cands, groups) for _ in g]
         flat_r = [r for g in groups for r in g]
         idf_dict: Mapping | None = None
@@ -380,6 +483,7 @@ def compute_bertscore(
 def _self_bertscore(scorer: BERTScorer, texts: list[str]) -> float:
     if len(texts) < 2:
         raise ValueError("diversity needs at least two generations to compare.")
+    texts = replace_lone_surrogates(texts, "BERTScore")
     cands = [a for i, a in enumerate(texts) for j in range(len(texts)) if i != j]
     refs = [texts[j] for i in range(len(texts)) for j in range(len(texts)) if i != j]
     flat = scorer.score_pairs(cands, refs, scorer.idf if isinstance(scorer.idf, Mapping) else None)
@@ -400,9 +504,10 @@ def self_bertscore(generations: Sequence[str] | Sequence[Sequence[str]], **optio
     if options.get("idf") is True:
         options["idf"] = False
     scorer = BERTScorer(**_scorer_options(options))
-    grouped = generations and not isinstance(generations[0], str)
-    groups = [check_predictions(g, "generations") for g in generations] if grouped else [
-        check_predictions(generations, "generations")
+    items = generations.tolist() if hasattr(generations, "tolist") else generations  # numpy array, pandas Series
+    grouped = isinstance(items, Sequence) and len(items) > 0 and not isinstance(items[0], str)
+    groups = [check_predictions(g, "generations") for g in items] if grouped else [
+        check_predictions(items, "generations")
     ]
     values = [_self_bertscore(scorer, g) for g in groups]
     return {

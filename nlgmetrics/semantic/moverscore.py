@@ -33,10 +33,19 @@ embedding); ``remove_subwords=False`` keeps '##' pieces (v2 always drops them, w
 references per prediction, combined by ``multi_ref`` (max or mean of the scores) or ``ref_weights`` (a weighted
 mean), as BERTScore; ``model_type``/``num_layers`` as BERTScore (default: the bundled MiniLM, its last layer).
 
+Long texts and memory. With ``long_text="window"`` a text keeps all its tokens, so one pair can be a very large
+transport problem. Before anything is embedded, the number of tokens with mass is bounded from the tokenizer: exact
+transport past :data:`nlgmetrics.transport.exact.MAX_ENTRIES` (2**26, e.g. 8192 x 8192 tokens; about 2 GiB and a
+minute) is a ``ValueError`` naming the options that lift it: ``relaxed=True`` (costs built in blocks, memory linear in
+the length), ``solver="sinkhorn"`` (memory ~48 bytes per token pair) or ``long_text="truncate"``. A call whose
+estimated memory (embeddings, cost matrices, solver) exceeds the available memory warns first. Exact cost matrices are
+built per problem inside the solver's threads once a chunk's would be large (:mod:`nlgmetrics.transport`).
+
 Defined results. A text in which every token has zero mass (only punctuation, say; or idf over a corpus of one text,
 where every id has df = N) has nothing to transport: its pairs score 0.0 (distance 1.0), with a warning. v2 would
 report 1.0 there. Costs are computed in float64 from the float32 embeddings; v2 computes them in float32, which
-differs by at most about 3e-4 for near-identical tokens.
+differs by at most about 3e-4 for near-identical tokens. Lone surrogates (invalid Unicode) are replaced by U+FFFD
+with a warning before tokenization.
 """
 
 from __future__ import annotations
@@ -53,12 +62,13 @@ import torch
 
 from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import check_mode, map_sharded, score_sharded
-from nlgmetrics.inputs import check_pairs
+from nlgmetrics.inputs import check_pairs, replace_lone_surrogates, replace_lone_surrogates_in_pairs
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
-from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory
+from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory, warn_if_memory_short
 from nlgmetrics.semantic.idf import DocumentFrequencies
 from nlgmetrics.semantic.references import check_multi_ref, check_ref_weights, combine_references
 from nlgmetrics.transport import DEFAULT_REG, solve_clouds
+from nlgmetrics.transport import exact as exact_transport
 
 IdfTable = Mapping[int, float] | np.ndarray  # token id -> idf weight: a (default)dict, or an array over the vocabulary
 
@@ -154,6 +164,12 @@ def idf_array(token_ids: Iterable[Sequence[int]], size: int) -> np.ndarray:
 
 
 _ZERO_FLAGS: dict[tuple, np.ndarray] = {}
+SINKHORN_BYTES_PER_ENTRY = 48  # float64 costs, scaled costs and the log-domain temporaries of a half-step
+
+
+def _token_bound(text: str) -> int:
+    """At most this many tokens: WordPiece, BPE and SentencePiece (byte fallback) give at most 2 per UTF-8 byte."""
+    return 2 * len(text.encode("utf-8", "surrogatepass")) + 4
 
 
 def _check_options(stop_words, n_gram, distance, solver, reg, multi_ref, long_text, idf) -> frozenset:
@@ -234,7 +250,7 @@ class MoverScorer:
         """Whether each text fits the model unchanged. A text of b UTF-8 bytes has at most 2b + 4 tokens under
         WordPiece, BPE and SentencePiece (byte fallback); only longer texts are tokenized to decide."""
         limit = self.encoder.max_len
-        fits = [2 * len(t.encode("utf-8")) + 4 <= limit for t in texts]
+        fits = [_token_bound(t) <= limit for t in texts]
         unsure = [i for i, ok in enumerate(fits) if not ok]
         if unsure:
             for i, ids in zip(unsure, self.encoder.token_ids([texts[i] for i in unsure])):
@@ -365,12 +381,64 @@ class MoverScorer:
         same inputs; each encodes a share of the texts and all return rank 0's scores."""
         return score_sharded(self.distributed, self._score, predictions, references, ref_weights)
 
+    def _unit_bounds(self, texts: Sequence[str]) -> dict[str, int]:
+        """Unique text -> an upper bound on its transport units (tokens that can carry mass), from the UTF-8 length
+        and, for texts that may be long, the tokenizer (tokens minus those always of zero mass)."""
+        limit = self.encoder.max_len if self.long_text == "truncate" else None
+        bound = {t: _token_bound(t) for t in dict.fromkeys(texts)}
+        if limit is not None:
+            return {t: min(b, limit) for t, b in bound.items()}
+        long = [t for t, b in bound.items() if b > self.encoder.max_len]
+        if long:
+            flags = self.zero_flags()
+            for t, ids in zip(long, self.encoder.token_ids(long)):
+                ids = np.asarray(ids, dtype=np.int64)
+                bound[t] = int(np.count_nonzero(~flags[ids[ids < len(flags)]]) + np.count_nonzero(ids >= len(flags)))
+        return bound
+
+    def _check_size(self, keys: Sequence[tuple[str, str]]) -> None:
+        """Before embedding: refuse exact transport past the solver's limit, warn when memory may not suffice."""
+        if not keys:
+            return
+        method = "relaxed" if self.relaxed else self.solver
+        bound = self._unit_bounds([t for key in keys for t in key])
+        sizes = sorted((bound[r] * bound[p], bound[r], bound[p]) for p, r in keys)
+        entries, n_ref, n_pred = sizes[-1]
+        if method == "exact" and entries > exact_transport.MAX_ENTRIES:
+            gib = entries * SINKHORN_BYTES_PER_ENTRY / 2**30
+            raise ValueError(
+                f"MoverScore: exact transport between a reference of {n_ref} and a prediction of {n_pred} tokens "
+                f"with mass ({entries:,} token pairs) is beyond the exact solver's limit of "
+                f"{exact_transport.MAX_ENTRIES:,} token pairs (e.g. {math.isqrt(exact_transport.MAX_ENTRIES)} x "
+                f"{math.isqrt(exact_transport.MAX_ENTRIES)}; memory and time grow past that). "
+                "Pass relaxed=True (one-sided transport, costs built in blocks: memory linear in the length), "
+                f"solver='sinkhorn' (entropic; about {gib:.1f} GiB here, a GPU helps), or long_text='truncate' "
+                "(v2: the first 512 tokens of each text)."
+            )
+        hidden = self.encoder.hidden_size or 1024
+        chunk_tokens = max(sum(bound[t] for t in {t for key in keys[i : i + PAIR_CHUNK] for t in key})
+                           for i in range(0, len(keys), PAIR_CHUNK))
+        estimate = chunk_tokens * 28 * hidden  # float32 embeddings (engine, cache) + float64 units
+        if method == "exact":
+            threads = self.num_threads or exact_transport.default_threads()
+            estimate += exact_transport.BYTES_PER_ENTRY * sum(e for e, _, _ in sizes[-threads:])
+        elif method == "sinkhorn":
+            estimate += SINKHORN_BYTES_PER_ENTRY * max(entries, 2**24)
+        device = self.encoder.device
+        free = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" and method != "exact" else None
+        warn_if_memory_short(estimate, f"MoverScore ({method} transport, largest pair {n_ref} x {n_pred} tokens)",
+                             "Pass relaxed=True or long_text='truncate', or score fewer pairs per call.", free=free,
+                             stacklevel=5)
+
     def _score(
         self, predictions: Sequence[str], references: Sequence[Sequence[str]],
         ref_weights: Sequence[Sequence[float]] | None,
     ) -> tuple[list[float], list[float]]:
+        predictions, references = replace_lone_surrogates_in_pairs(
+            list(predictions), [list(group) for group in references], "MoverScore")
         flat_refs = [r for group in references for r in group]
         keys = list(dict.fromkeys((p, r) for p, group in zip(predictions, references) for r in group))
+        self._check_size(keys)
         # one chunk: embed everything at once; more: embed and solve PAIR_CHUNK pairs at a time (bounded memory),
         # the corpus-level idf then coming from the tokenizer alone
         table = self.embed(list(predictions) + flat_refs) if len(keys) <= PAIR_CHUNK else None
@@ -414,6 +482,8 @@ class MoverScorer:
         none, every token weighs 1, as v2's ``plot_example``)."""
         if self.n_gram != 1:
             raise ValueError("alignment() shows token-to-token flow and needs n_gram=1.")
+        prediction, reference = replace_lone_surrogates([prediction, reference], "MoverScore")
+        self._check_size([(prediction, reference)])
         table = self.embed([prediction, reference])
         sides = {}
         for name, text in (("reference", reference), ("prediction", prediction)):

@@ -10,7 +10,11 @@ and costs (n_k, m_k). Methods:
 - ``"relaxed"``: one-sided transport, ``sum_j b_j min_{i: a_i > 0} M_ij`` (each target point to its nearest source).
 
 :func:`solve_batch` takes cost matrices; :func:`solve_clouds` takes point clouds (e.g. token embeddings), builds the
-costs batched on the chosen device (:mod:`nlgmetrics.transport.costs`) and solves. Both return a
+costs batched on the chosen device (:mod:`nlgmetrics.transport.costs`) and solves. Memory stays bounded on large
+problems: past :data:`LAZY_COST_ENTRIES` cost entries in a batch, ``exact`` builds each problem's cost matrix inside
+the worker that solves it (one matrix per thread, not the batch's); ``relaxed`` builds a problem larger than a chunk
+in blocks of columns (memory linear in its size); the exact solver refuses problems past
+:data:`nlgmetrics.transport.exact.MAX_ENTRIES` entries with a ``ValueError`` naming the alternatives. Both return a
 :class:`TransportResult` with the costs and, when asked, the flows. A problem without mass costs 0 (flow all zeros).
 """
 
@@ -22,16 +26,20 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from nlgmetrics.transport.costs import METRICS, batched_costs, check_metric, pad_stack, pairwise_costs
-from nlgmetrics.transport.exact import default_threads, emd, emd_batch
-from nlgmetrics.transport.relaxed import relaxed_batch
+from nlgmetrics.transport.costs import (
+    METRICS, _numpy_costs, _to_numpy64, batched_costs, check_metric, pad_stack, pairwise_costs,
+)
+from nlgmetrics.transport.exact import check_size, default_threads, emd, emd_batch
+from nlgmetrics.transport.relaxed import relaxed_batch, relaxed_clouds
 from nlgmetrics.transport.sinkhorn import DEFAULT_REG, sinkhorn_log
 
 METHODS = ("exact", "sinkhorn", "relaxed")
+LAZY_COST_ENTRIES = 2**25  # past this many cost entries in one exact batch, costs are built per problem on demand
+CHUNK_ENTRIES = 2**24  # padded cost entries per sinkhorn / relaxed chunk (a larger relaxed problem: column blocks)
 
 __all__ = [
     "DEFAULT_REG", "METHODS", "METRICS", "TransportResult", "batched_costs", "default_threads", "emd", "emd_batch",
-    "pairwise_costs", "relaxed_batch", "sinkhorn_log", "solve_batch", "solve_clouds",
+    "pairwise_costs", "relaxed_batch", "relaxed_clouds", "sinkhorn_log", "solve_batch", "solve_clouds",
 ]
 
 
@@ -49,16 +57,39 @@ def _check_method(method: str) -> str:
     return method
 
 
+class _LazyCosts(Sequence):
+    """The cost matrices of point-cloud pairs, each built when read (by the exact solver's worker for that problem)."""
+
+    def __init__(self, xs: Sequence, ys: Sequence, metric: str, device, dtype: torch.dtype, unit_rows: bool) -> None:
+        self.xs, self.ys, self.metric, self.device, self.dtype, self.unit_rows = xs, ys, metric, device, dtype, unit_rows
+
+    def __len__(self) -> int:
+        return len(self.xs)
+
+    def __getitem__(self, k: int) -> np.ndarray:
+        x, y = self.xs[k], self.ys[k]
+        if (self.device is None or torch.device(self.device).type == "cpu") and self.dtype == torch.float64:
+            return np.ascontiguousarray(_numpy_costs(_to_numpy64(x), _to_numpy64(y), self.metric, self.unit_rows))
+        return batched_costs([x], [y], self.metric, device=self.device, dtype=self.dtype, unit_rows=self.unit_rows)[0]
+
+
 def _padded_solve(
     a: Sequence, b: Sequence, M: Sequence | None, method: str, *, reg: float, return_flow: bool, device,
     dtype: torch.dtype, max_iter: int, tol: float, xs: Sequence | None = None, ys: Sequence | None = None,
-    metric: str = "euclidean", max_elements: int = 2**24,
+    metric: str = "euclidean", max_elements: int | None = None,
 ) -> TransportResult:
-    """Sinkhorn / relaxed on zero-padded chunks of similar size; costs from ``M`` or built from ``xs``/``ys``."""
+    """Sinkhorn / relaxed on zero-padded chunks of similar size (at most ``max_elements`` entries, default
+    :data:`CHUNK_ENTRIES`, past the first problem); costs from ``M`` or built from ``xs``/``ys``."""
+    max_elements = CHUNK_ENTRIES if max_elements is None else max_elements
     sizes = [(len(a[k]), len(b[k])) for k in range(len(a))]
     order = sorted(range(len(a)), key=lambda k: sizes[k])
     costs = np.zeros(len(a))
     flows: list[np.ndarray | None] = [None] * len(a)
+    if method == "relaxed" and xs is not None and not return_flow:  # a problem past a chunk: in blocks of columns
+        for k in [k for k in order if sizes[k][0] * sizes[k][1] > max_elements]:
+            costs[k] = relaxed_clouds(xs[k], ys[k], a[k], b[k], metric, max_elements=max_elements, device=device,
+                                      dtype=dtype)
+            order.remove(k)
     start = 0
     while start < len(order):
         stop, n_max, m_max = start, 1, 1
@@ -156,12 +187,19 @@ def solve_clouds(
             raise ValueError(f"problem {k}: masses ({len(a[k])}, {len(b[k])}) do not match the clouds "
                              f"({len(xs[k])}, {len(ys[k])}).")
     if method == "exact":
-        M = batched_costs(xs, ys, metric, device=device, dtype=dtype, unit_rows=unit_rows)
         a64 = [np.asarray(x.detach().cpu() if isinstance(x, torch.Tensor) else x, dtype=np.float64) for x in a]
         b64 = [np.asarray(x.detach().cpu() if isinstance(x, torch.Tensor) else x, dtype=np.float64) for x in b]
+        for x, y in zip(a64, b64):  # before any cost matrix is built
+            check_size(int(np.count_nonzero(x)), int(np.count_nonzero(y)))
+        positive = not return_flow and all(x.size and x.min() > 0 for x in a64 + b64)
+        if sum(len(x) * len(y) for x, y in zip(xs, ys)) <= LAZY_COST_ENTRIES:
+            M = batched_costs(xs, ys, metric, device=device, dtype=dtype, unit_rows=unit_rows)
+            finite = all(np.isfinite(m).all() for m in M)
+        else:
+            M = _LazyCosts(xs, ys, metric, device, dtype, unit_rows)
+            finite = all(bool(torch.isfinite(torch.as_tensor(p)).all()) for p in (*xs, *ys))  # finite points
         # masses all positive and every cost finite: the solver can skip its checks and compression
-        trusted = (not return_flow and all(x.size and x.min() > 0 for x in a64 + b64)
-                   and all(np.isfinite(m).all() for m in M))
+        trusted = positive and finite
         costs, flows = emd_batch(a64, b64, M, return_flow=return_flow, num_threads=num_threads, trusted=trusted,
                                  **({"max_iter": max_iter} if max_iter else {}))
         return TransportResult(costs, flows)

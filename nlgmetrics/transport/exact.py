@@ -8,6 +8,12 @@ This calls POT's C++ network simplex (the solver behind ``ot.emd2``) directly, w
 backend and marginal checks (about 150 us, more than the solve itself for a 20 x 20 problem). Zero-mass entries are
 dropped before the solve (they carry no flow), and the solver releases the GIL, so a thread pool spreads a batch over
 cores. A problem whose total mass is zero costs 0 with an all-zero flow.
+
+Size limit: the network simplex needs about 24 bytes per cost entry on top of the 8-byte cost matrix, and time that
+grows faster than the number of entries (measured here: 2000 x 2000 in 1 s, 4000 x 4000 in 5 s and 0.4 GiB,
+8000 x 8000 in 24 s and 1.5 GiB); past memory it aborts the interpreter (``std::bad_alloc``). A problem with more than
+:data:`MAX_ENTRIES` entries between points with mass is refused with a ``ValueError`` before anything is allocated
+(raise the module attribute to lift it where memory and time allow).
 """
 
 from __future__ import annotations
@@ -26,6 +32,19 @@ except ImportError:  # pragma: no cover - a POT without the private module: fall
 
 MAX_ITER = 1_000_000
 MASS_RTOL = 1e-7
+MAX_ENTRIES = 2**26  # largest exact problem (rows x columns with mass): 8192 x 8192, about 2 GiB with its costs
+BYTES_PER_ENTRY = 32  # the cost matrix (8) and the solver's arrays (~24)
+
+
+def check_size(n: int, m: int) -> None:
+    """``ValueError`` when an ``n x m`` problem is beyond :data:`MAX_ENTRIES`."""
+    if n * m > MAX_ENTRIES:
+        raise ValueError(
+            f"exact transport between {n} and {m} points ({n * m:,} cost entries) is beyond the exact solver's limit "
+            f"of {MAX_ENTRIES:,} entries (about {n * m * BYTES_PER_ENTRY / 2**30:.1f} GiB and a long time here): use "
+            "method='relaxed' (memory linear in the size) or 'sinkhorn', or raise "
+            "nlgmetrics.transport.exact.MAX_ENTRIES where memory and time allow."
+        )
 
 
 def _as_hist(values, name: str) -> np.ndarray:
@@ -48,6 +67,7 @@ def emd(a, b, M, *, return_flow: bool = False, max_iter: int = MAX_ITER) -> tupl
     if sa == 0.0 or sb == 0.0:
         return 0.0, (np.zeros(M.shape) if return_flow else None)
     rows, cols = np.flatnonzero(a), np.flatnonzero(b)
+    check_size(rows.size, cols.size)
     sub = M if (rows.size == a.size and cols.size == b.size) else M[np.ix_(rows, cols)]
     if not np.all(np.isfinite(sub)):
         raise ValueError("cost matrix must be finite where both histograms have mass.")
@@ -74,6 +94,7 @@ def _emd_trusted(a: np.ndarray, b: np.ndarray, M: np.ndarray, max_iter: int) -> 
     costs (about half the per-call time of :func:`emd` on 20 x 20 problems)."""
     if _emd_c is None:  # pragma: no cover
         return emd(a, b, M, max_iter=max_iter)[0]
+    check_size(a.size, b.size)
     _flow, cost, _u, _v, code = _emd_c(a, b * (a.sum() / b.sum()), M, max_iter, 1)
     if code != 1:
         warnings.warn(f"exact transport solver returned code {code} (not optimal); the cost may be inexact.",
@@ -107,7 +128,8 @@ def emd_batch(
 
     ``trusted=True`` skips validation and zero-mass compression: only for float64 numpy inputs with strictly
     positive masses of equal totals and finite C-contiguous costs (what :func:`nlgmetrics.transport.solve_clouds`
-    builds for MoverScore); costs only.
+    builds for MoverScore); costs only. ``M[k]`` is read once, inside the worker that solves problem ``k``, so a
+    sequence that builds each cost matrix on access keeps one matrix per thread in memory.
     """
     if not (len(a) == len(b) == len(M)):
         raise ValueError(f"got {len(a)}, {len(b)} and {len(M)} source, target and cost entries: they must match.")

@@ -11,6 +11,7 @@ points are eligible. A problem with no mass on either side costs 0.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 
@@ -26,3 +27,24 @@ def relaxed_batch(a: torch.Tensor, b: torch.Tensor, M: torch.Tensor) -> tuple[to
     plan = torch.zeros_like(M)
     plan.scatter_(-2, arg.unsqueeze(-2), weights.unsqueeze(-2))
     return cost, plan
+
+
+def relaxed_clouds(x, y, a, b, metric: str, *, max_elements: int = 2**24, device=None,
+                   dtype: torch.dtype = torch.float64) -> float:
+    """RT of one problem given as point clouds ``x`` (n, d), ``y`` (m, d) with masses ``a``, ``b``, the cost matrix
+    built ``max_elements`` entries at a time (a block of columns against every source point with mass): memory linear
+    in n + m, the value :func:`relaxed_batch` gives on the whole matrix."""
+    from nlgmetrics.transport.costs import pairwise_costs
+
+    a = torch.as_tensor(np.asarray(a, dtype=np.float64))
+    b = torch.as_tensor(np.asarray(b, dtype=np.float64)).to(device=device, dtype=dtype)
+    eligible = a > 0
+    if not bool(eligible.any()) or b.numel() == 0:
+        return 0.0
+    xs = torch.as_tensor(x)[eligible].to(device=device, dtype=dtype)
+    ys = torch.as_tensor(y).to(device=device, dtype=dtype)
+    best = torch.empty(ys.shape[0], dtype=dtype, device=device)
+    step = max(1, max_elements // xs.shape[0])
+    for lo in range(0, ys.shape[0], step):
+        best[lo : lo + step] = pairwise_costs(xs, ys[lo : lo + step], metric).min(dim=0).values
+    return float((b * best).sum())

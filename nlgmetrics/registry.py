@@ -12,7 +12,9 @@ from typing import Callable
 
 METRICS: dict[str, str] = {
     "bleu": "nlgmetrics.lexical.bleu:compute_bleu",
-    "nist": "nlgmetrics.lexical.nist:compute_nist",
+    "sacrebleu": "nlgmetrics.lexical.bleu:compute_sacrebleu",
+    "google_bleu": "nlgmetrics.lexical.gleu:compute_google_bleu",
+    "nist_mt": "nlgmetrics.lexical.nist:compute_nist",
     "rouge": "nlgmetrics.lexical.rouge:compute_rouge",
     "meteor": "nlgmetrics.lexical.meteor:compute_meteor",
     "bertscore": "nlgmetrics.semantic.bertscore:compute_bertscore",

@@ -16,8 +16,10 @@ SAMPLE = Path(__file__).resolve().parent / "data" / "demo_sample.json"
 
 # Per metric: options for the demo, and the result keys shown (in order).
 DEMO = {
-    "bleu": ({}, ["score"]),
-    "nist": ({}, ["nist"]),
+    "bleu": ({}, ["bleu"]),
+    "sacrebleu": ({}, ["score"]),
+    "google_bleu": ({}, ["google_bleu"]),
+    "nist_mt": ({}, ["nist_mt"]),
     "rouge": ({}, ["rouge1", "rouge2", "rougeL", "rougeLsum"]),
     "meteor": ({}, ["meteor"]),
     "bertscore": ({"model_type": BUNDLED_ENCODER_ID}, ["precision", "recall", "f1"]),

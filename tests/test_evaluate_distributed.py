@@ -21,13 +21,14 @@ REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 180
 TOL = 1e-6  # float32 encoder sums differ in the last bits between processes with different thread counts
 
-FORK_CASES = {"bleu": {}, "nist": {}, "rouge": {"use_stemmer": True}, "meteor": {}}
+FORK_CASES = {"bleu": {}, "sacrebleu": {}, "google_bleu": {}, "nist_mt": {}, "rouge": {"use_stemmer": True},
+              "meteor": {}}
 SPAWN_CASES = {
     "bertscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 8},
     "moverscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 8},
     "nlg_suite": {
         "metrics": ["bleu", "rouge", "bertscore"],
-        "metric_options": {"bleu": {"tokenize": "intl", "sentence_scores": True}, "rouge": {"use_stemmer": True}},
+        "metric_options": {"bleu": {"tokenizer": "intl", "sentence_scores": True}, "rouge": {"use_stemmer": True}},
         "model_type": BUNDLED_ENCODER_ID,
         "batch_size": 8,
         "flat": False,

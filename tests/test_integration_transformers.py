@@ -69,7 +69,8 @@ def test_decodes_and_matches_the_core():
     for key, value in expected.items():
         assert isinstance(got[key], float) and got[key] == pytest.approx(value, abs=1e-6), key
     headline = {"bleu": "bleu", "rouge": "rougeLsum", "meteor": "meteor", "bertscore": "bertscore_f1",
-                "moverscore": "moverscore", "nist": "nist"}
+                "moverscore": "moverscore", "nist_mt": "nist_mt", "sacrebleu": "sacrebleu",
+                "google_bleu": "google_bleu"}
     assert all(headline[name] in got for name in names)
     assert got["gen_len"] == pytest.approx(np.mean([len(TOKENIZER(p)["input_ids"]) + 1 for p in predictions]))
 
@@ -160,7 +161,8 @@ def test_example_trains_and_evaluates_end_to_end(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     metrics = json.loads(out.read_text())
     expected = {"bleu": "bleu", "rouge": "rouge1", "meteor": "meteor", "bertscore": "bertscore_f1",
-                "moverscore": "moverscore", "nist": "nist"}
+                "moverscore": "moverscore", "nist_mt": "nist_mt", "sacrebleu": "sacrebleu",
+                "google_bleu": "google_bleu"}
     for name in names:
         key = "eval_" + expected.get(name, name)
         assert key in metrics and isinstance(metrics[key], float) and math.isfinite(metrics[key]), key

@@ -53,11 +53,14 @@ COLUMNS: dict[str, dict[str, str]] = {
     "bertscore": {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"},
     "moverscore": {"scores": "moverscore"},
     "bleu": {"scores": "sentence_bleu"},
+    "sacrebleu": {"scores": "sentence_bleu"},
+    "google_bleu": {"scores": "google_bleu"},
     "meteor": {"scores": "meteor"},
     "rouge": {},
 }
 #: options forced so that the lexical compute functions return per-example lists.
-_PER_EXAMPLE = {"bleu": {"sentence_scores": True}, "rouge": {"use_aggregator": False}}
+_PER_EXAMPLE = {"bleu": {"sentence_scores": True}, "sacrebleu": {"sentence_scores": True},
+                "google_bleu": {"sentence_scores": True}, "rouge": {"use_aggregator": False}}
 #: options that need the whole corpus, or give no per-example column.
 _REFUSED = {
     "n_bootstrap": "a bootstrap interval is over the whole corpus",
@@ -137,9 +140,9 @@ def _check_columns(prediction_column: str, reference_columns: str | Sequence[str
 
 
 def _check_metric_options(metric: str, options: Mapping[str, Any]) -> None:
-    if metric == "nist":
-        raise ValueError("nist has no per-example score (its information weights come from the whole reference "
-                         "set): collect the columns and call nlgmetrics.registry.get_metric('nist') once.")
+    if metric == "nist_mt":
+        raise ValueError("nist_mt has no per-example score (its information weights come from the whole reference "
+                         "set): collect the columns and call nlgmetrics.registry.get_metric('nist_mt') once.")
     for option, why in _REFUSED.items():
         if options.get(option):
             raise ValueError(f"{metric}: {option}={options[option]!r} is not supported per batch ({why}); "

@@ -26,9 +26,9 @@ LIST_MEANS: dict[str, dict[str, str]] = {
     "moverscore": {"scores": "moverscore"},
 }
 #: scalar result keys reported under another flat name.
-RENAMES: dict[str, dict[str, str]] = {"moverscore": {"mean": "moverscore"}}
+RENAMES: dict[str, dict[str, str]] = {"moverscore": {"mean": "moverscore"}, "sacrebleu": {"score": "sacrebleu"}}
 #: scalar keys left out of the flat summary because another key carries the same number.
-SKIP: dict[str, frozenset[str]] = {"bleu": frozenset({"sys_len", "ref_len"}), "nist": frozenset({"nist_mt"})}
+SKIP: dict[str, frozenset[str]] = {"bleu": frozenset({"sys_len", "ref_len"}), "nist_mt": frozenset({"nist"})}
 #: metrics that read sentence boundaries from newlines (rougeLsum).
 SENTENCE_METRICS = frozenset({"rouge"})
 #: options given once to a suite and passed to every metric whose compute function takes them.

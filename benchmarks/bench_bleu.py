@@ -39,7 +39,7 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
 
     def ours():
         _clear_caches()
-        return {name: ours_bleu.compute_bleu(hyps, reference)["score"] for name, hyps in systems.items()}
+        return {name: ours_bleu.compute_sacrebleu(hyps, reference)["score"] for name, hyps in systems.items()}
 
     def anchor():
         _clear_caches()

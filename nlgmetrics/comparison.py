@@ -76,6 +76,7 @@ def _corpus_statistics(
 ) -> list[SegmentScores]:
     spec = get_spec(name)
     config_class = load_object(spec.statistics)
+    options = {spec.statistics_options.get(key, key): value for key, value in options.items()}
     accepted = set(inspect.signature(config_class).parameters)
     unused = sorted(set(options) - accepted)
     if unused:
@@ -104,10 +105,10 @@ def _example_scores(
     name: str, options: Mapping[str, Any], systems: Mapping[str, list[str]], references: list[list[str]]
 ) -> list[SegmentScores]:
     spec = get_spec(name)
-    if not spec.per_example and not spec.per_example_lists:
+    if spec.corpus_level or not (spec.per_example or spec.per_example_lists):
         raise ValueError(
-            f"compare: {name} has neither additive corpus statistics nor per-example scores, so it cannot be "
-            "resampled; leave it out of metrics."
+            f"compare: {name} is a corpus statistic without additive per-segment statistics here, so it cannot be "
+            "resampled; leave it out of metrics (bleu, sacrebleu and chrf can be)."
         )
     compute = get_metric(name)
     per_system = {}

@@ -53,6 +53,7 @@ class MetricSpec:
       ``"module:Class"`` of its configuration class: built from the metric's options, with
       ``corpus_statistics(predictions, references) -> (n_segments, k) array`` and ``score_from_statistics(row)``
       (a score on the metric's reporting scale, or an object with ``.score``). Paired tests resample these rows.
+      ``statistics_options``: the compute function's option names that the class spells otherwise.
     """
 
     name: str
@@ -71,12 +72,13 @@ class MetricSpec:
     flat_skip: frozenset[str] = frozenset()
     refused_per_example: Mapping[str, str] = field(default_factory=_frozen)
     statistics: str | None = None
+    statistics_options: Mapping[str, str] = field(default_factory=_frozen)
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING):
             raise ValueError(f"{self.name}: kind must be {LEXICAL!r} or {EMBEDDING!r}, got {self.kind!r}.")
         for name in ("per_example", "per_example_options", "aliases", "demo_options", "flat_renames",
-                     "refused_per_example"):
+                     "refused_per_example", "statistics_options"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
     @property
@@ -155,10 +157,23 @@ SPECS: dict[str, MetricSpec] = {
             per_example={"scores": "sentence_bleu"}, per_example_options={"sentence_scores": True},
             corpus_level=True, flat_skip=frozenset({"sys_len", "ref_len"}), refused_per_example=_BOOTSTRAP_REFUSED,
             statistics="nlgmetrics.lexical.bleu:BLEU",
+            statistics_options={"tokenizer": "tokenize", "max_order": "max_ngram_order"},
         ),
         MetricSpec(
-            "nist", "nlgmetrics.lexical.nist:compute_nist", LEXICAL, headline=("nist",), corpus_level=True,
-            flat_skip=frozenset({"nist_mt"}), refused_per_example=_BOOTSTRAP_REFUSED,
+            "sacrebleu", "nlgmetrics.lexical.bleu:compute_sacrebleu", LEXICAL, headline=("sacrebleu",),
+            per_example={"scores": "sentence_sacrebleu"}, per_example_options={"sentence_scores": True},
+            corpus_level=True, flat_renames={"score": "sacrebleu"}, flat_skip=frozenset({"sys_len", "ref_len"}),
+            refused_per_example=_BOOTSTRAP_REFUSED, statistics="nlgmetrics.lexical.bleu:BLEU",
+            statistics_options={"use_effective_order": "effective_order"},
+        ),
+        MetricSpec(
+            "google_bleu", "nlgmetrics.lexical.gleu:compute_google_bleu", LEXICAL, headline=("google_bleu",),
+            per_example={"scores": "sentence_google_bleu"}, per_example_options={"sentence_scores": True},
+            corpus_level=True, refused_per_example=_BOOTSTRAP_REFUSED,
+        ),
+        MetricSpec(
+            "nist_mt", "nlgmetrics.lexical.nist:compute_nist", LEXICAL, headline=("nist_mt",), corpus_level=True,
+            flat_skip=frozenset({"nist"}), refused_per_example=_BOOTSTRAP_REFUSED,
         ),
         MetricSpec(
             "chrf", "nlgmetrics.lexical.chrf:compute_chrf", LEXICAL, headline=("chrf",),

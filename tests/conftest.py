@@ -79,3 +79,35 @@ def wmt17_ende() -> dict:
 def wmt17_deen() -> dict:
     """150 WMT17 de-en segments: ``references`` and four ``systems`` (raw: lowercased, tokenized, HTML-escaped)."""
     return json.loads((DATA / "wmt17_deen_150.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def nltk_nist_tokenizer():
+    """nltk's own ``NISTTokenizer`` (the oracle for HF ``nist_mt``'s tokens), offline."""
+    return make_nltk_nist_tokenizer()
+
+
+def make_nltk_nist_tokenizer():
+    """nltk's own ``NISTTokenizer``, offline.
+
+    Its class body reads the ``perluniprops`` corpus (for ``international_tokenize`` only), which nltk would download;
+    the three files it reads are written here from Python's Unicode categories. ``tokenize``, the method HF uses, does
+    not look at them.
+    """
+    import sys
+    import unicodedata
+
+    import nltk
+
+    root = Path(_TMP) / "nltk_data"
+    folder = root / "misc" / "perluniprops"
+    folder.mkdir(parents=True, exist_ok=True)
+    chars = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
+    for name, major in (("Number", "N"), ("Punctuation", "P"), ("Symbol", "S")):
+        text = "".join(ch for ch in chars if unicodedata.category(ch)[0] == major)
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+    if str(root) not in nltk.data.path:
+        nltk.data.path.insert(0, str(root))
+    from nltk.tokenize.nist import NISTTokenizer
+
+    return NISTTokenizer()

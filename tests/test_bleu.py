@@ -1,4 +1,5 @@
-"""BLEU: parity with sacrebleu 2.6 on real WMT17 text, the Moses values, bad input, the evaluate module."""
+"""BLEU: parity with sacrebleu 2.6 on real WMT17 text (compute_sacrebleu, and the sacrebleu keys of compute_bleu),
+the Moses values, bad input, the evaluate module. HF bleu's tensorflow-nmt keys: tests/test_hf_mt_modules.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import math
 import pytest
 import sacrebleu
 
-from nlgmetrics.lexical.bleu import BLEU, compute_bleu
+from nlgmetrics.lexical.bleu import BLEU, compute_bleu, compute_sacrebleu
 from nlgmetrics.text.tokenizers import BLEU_TOKENIZERS
 
 from conftest import DATA
@@ -23,13 +24,15 @@ def _sacrebleu_kwargs(tokenize, smooth, lowercase):
 
 
 def assert_same_corpus(ours: dict, theirs) -> None:
+    """compute_sacrebleu's keys (also the sacrebleu keys of compute_bleu, which has HF's precisions and BP)."""
     assert abs(ours["score"] - theirs.score) <= 1e-9
     assert ours["counts"] == theirs.counts
     assert ours["totals"] == theirs.totals
-    assert abs(ours["brevity_penalty"] - theirs.bp) <= 1e-9
     assert ours["sys_len"] == theirs.sys_len and ours["ref_len"] == theirs.ref_len
-    for ours_p, their_p in zip(ours["precisions"], theirs.precisions):
-        assert abs(100 * ours_p - their_p) <= 1e-9
+    if "bp" in ours:
+        assert abs(ours["bp"] - theirs.bp) <= 1e-9
+        for ours_p, their_p in zip(ours["precisions"], theirs.precisions):
+            assert abs(ours_p - their_p) <= 1e-9
 
 
 @pytest.mark.parametrize("tokenize", TOKENIZERS)
@@ -38,9 +41,12 @@ def assert_same_corpus(ours: dict, theirs) -> None:
 def test_corpus_and_sentence_parity_every_tokenizer_and_smoothing(wmt17_ende, tokenize, smooth, lowercase):
     refs = wmt17_ende["reference"][:400]
     hyps = wmt17_ende["systems"]["online-F.0"][:400]
-    ours = compute_bleu(hyps, refs, sentence_scores=True, **_sacrebleu_kwargs(tokenize, smooth, lowercase))
+    ours = compute_sacrebleu(hyps, refs, sentence_scores=True, **_sacrebleu_kwargs(tokenize, smooth, lowercase))
     theirs = sacrebleu.corpus_bleu(hyps, [refs], **_sacrebleu_kwargs(tokenize, smooth, lowercase))
     assert_same_corpus(ours, theirs)
+    # the bleu entry point's sacrebleu keys, on the same named tokenizer
+    kwargs = {"tokenizer": tokenize, "smooth_method": smooth, "lowercase": lowercase}
+    assert_same_corpus(compute_bleu(hyps, refs, **kwargs), theirs)
     for i in range(0, 400, 5):
         sent = sacrebleu.sentence_bleu(hyps[i], [refs[i]], **_sacrebleu_kwargs(tokenize, smooth, lowercase))
         assert abs(ours["scores"][i] - sent.score) <= 1e-9, i
@@ -51,7 +57,7 @@ def test_corpus_and_sentence_parity_every_tokenizer_and_smoothing(wmt17_ende, to
 def test_parity_order_and_effective_order(wmt17_ende, max_order, effective_order):
     refs = wmt17_ende["reference"][1000:1300]
     hyps = wmt17_ende["systems"]["uedin-nmt.4722"][1000:1300]
-    ours = compute_bleu(hyps, refs, max_ngram_order=max_order, effective_order=effective_order)
+    ours = compute_sacrebleu(hyps, refs, max_ngram_order=max_order, use_effective_order=effective_order)
     bleu = sacrebleu.BLEU(max_ngram_order=max_order, effective_order=effective_order)
     assert_same_corpus(ours, bleu.corpus_score(hyps, [refs]))
 
@@ -60,7 +66,7 @@ def test_floor_and_add_k_values(wmt17_ende):
     refs = wmt17_ende["reference"][:200]
     hyps = wmt17_ende["systems"]["C-3MA.4959"][:200]
     for smooth, value in [("floor", 0.5), ("add-k", 2)]:
-        ours = compute_bleu(hyps, refs, smooth_method=smooth, smooth_value=value, sentence_scores=True)
+        ours = compute_sacrebleu(hyps, refs, smooth_method=smooth, smooth_value=value, sentence_scores=True)
         theirs = sacrebleu.corpus_bleu(hyps, [refs], smooth_method=smooth, smooth_value=value)
         assert_same_corpus(ours, theirs)
         bleu = sacrebleu.BLEU(smooth_method=smooth, smooth_value=value, effective_order=True)
@@ -79,7 +85,7 @@ def test_several_references_varying_count(wmt17_ende):
                  for i, (a, b, c) in enumerate(zip(refs1, refs2, refs3))]
     stream2 = [b if i % 3 else None for i, b in enumerate(refs2)]
     stream3 = [c if i % 3 == 2 else None for i, c in enumerate(refs3)]
-    ours = compute_bleu(hyps, ours_refs, sentence_scores=True)
+    ours = compute_sacrebleu(hyps, ours_refs, sentence_scores=True)
     theirs = sacrebleu.corpus_bleu(hyps, [refs1, stream2, stream3])
     assert_same_corpus(ours, theirs)
     assert ours["signature"].startswith("nrefs:var|")
@@ -89,7 +95,7 @@ def test_several_references_varying_count(wmt17_ende):
 
 def test_closest_reference_length_ties_to_shorter():
     # hypothesis of 4 tokens; references of 3 and 5 tokens are equally close: sacrebleu takes 3
-    ours = compute_bleu(["a b c d"], [["a b c", "a b c d e"]])
+    ours = compute_sacrebleu(["a b c d"], [["a b c", "a b c d e"]])
     theirs = sacrebleu.corpus_bleu(["a b c d"], [["a b c"], ["a b c d e"]])
     assert ours["ref_len"] == theirs.ref_len == 3
 
@@ -99,14 +105,14 @@ def test_official_moses_values(wmt17_ende):
     moses = json.loads((DATA / "wmt17_ende_moses_bleu.json").read_text())["bleu"]
     assert len(wmt17_ende["systems"]) == 3
     for name, hyps in wmt17_ende["systems"].items():
-        assert round(compute_bleu(hyps, wmt17_ende["reference"])["score"], 2) == pytest.approx(moses[name], abs=1e-9)
+        assert round(compute_sacrebleu(hyps, wmt17_ende["reference"])["score"], 2) == pytest.approx(moses[name], abs=1e-9)
 
 
 def test_signature_matches_sacrebleu_except_version():
     bleu = sacrebleu.BLEU(tokenize="zh", smooth_method="floor", lowercase=True)
     bleu.corpus_score(["x"], [["x"]])
     theirs = str(bleu.get_signature()).rsplit("|version:", 1)[0]
-    ours = compute_bleu(["x"], ["x"], tokenize="zh", smooth_method="floor", lowercase=True)["signature"]
+    ours = compute_sacrebleu(["x"], ["x"], tokenize="zh", smooth_method="floor", lowercase=True)["signature"]
     assert ours == theirs + "|version:nlgmetrics-0.1.0"
 
 
@@ -131,18 +137,20 @@ def test_bootstrap_is_seeded_and_matches_sacrebleu(wmt17_ende):
     [("", "a reference"), ("a prediction", ""), ("", ""), ("   ", "  \t "), ("\n", "x")],
 )
 def test_empty_and_whitespace_text_gets_sacrebleu_scores(prediction, reference):
-    ours = compute_bleu([prediction], [reference], sentence_scores=True)
+    ours = compute_sacrebleu([prediction], [reference], sentence_scores=True)
     theirs = sacrebleu.corpus_bleu([prediction], [[reference]])
     assert_same_corpus(ours, theirs)
     assert ours["scores"] == [sacrebleu.sentence_bleu(prediction, [reference]).score]
-    assert all(math.isfinite(v) for v in [ours["score"], ours["brevity_penalty"], ours["length_ratio"]])
+    assert all(math.isfinite(v) for v in [ours["score"], ours["bp"]])
+    hf_keys = compute_bleu([prediction], [reference])
+    assert all(math.isfinite(hf_keys[k]) for k in ["bleu", "brevity_penalty", "length_ratio"])
 
 
 def test_cjk_emoji_and_rtl_text_are_finite_and_match():
     preds = ["猫坐在垫子上。", "I ❤️ 🐍 code", "مرحبا بالعالم"]
     refs = ["猫坐在垫子上。", "I ❤️ 🐍 python code", "مرحبا يا عالم"]
     for tokenize in TOKENIZERS:
-        ours = compute_bleu(preds, refs, tokenize=tokenize)
+        ours = compute_sacrebleu(preds, refs, tokenize=tokenize)
         assert_same_corpus(ours, sacrebleu.corpus_bleu(preds, [refs], tokenize=tokenize))
 
 
@@ -166,26 +174,29 @@ def test_bad_input_raises_named_errors(predictions, references, error, match):
 @pytest.mark.parametrize(
     "options, match",
     [({"tokenize": "moses"}, "unknown tokenize"), ({"smooth_method": "add-one"}, "unknown smooth_method"),
-     ({"max_ngram_order": 0}, "max_ngram_order"), ({"smooth_value": -1, "smooth_method": "floor"}, "smooth_value")],
+     ({"max_ngram_order": 0}, "max_ngram_order"), ({"smooth_value": -1, "smooth_method": "floor"}, "smooth_value"),
+     ({"smooth_value": math.inf, "smooth_method": "floor"}, "finite"),
+     ({"smooth_value": math.nan, "smooth_method": "add-k"}, "finite")],
 )
 def test_bad_options_raise(options, match):
     with pytest.raises(ValueError, match=match):
-        compute_bleu(["a"], ["a"], **options)
+        compute_sacrebleu(["a"], ["a"], **options)
 
 
 def test_reference_cache_is_keyed_by_settings():
     """The same references under another tokenizer or casing must not reuse cached statistics."""
     refs = ["The Cat, sat."]
-    assert compute_bleu(["the cat , sat ."], refs, tokenize="none")["counts"][0] == 0
-    assert compute_bleu(["the cat , sat ."], refs, tokenize="none", lowercase=True)["counts"][0] == 1
-    assert compute_bleu(["the cat , sat ."], refs, tokenize="13a", lowercase=True)["counts"][0] == 5
+    assert compute_sacrebleu(["the cat , sat ."], refs, tokenize="none")["counts"][0] == 0
+    assert compute_sacrebleu(["the cat , sat ."], refs, tokenize="none", lowercase=True)["counts"][0] == 1
+    assert compute_sacrebleu(["the cat , sat ."], refs, tokenize="13a", lowercase=True)["counts"][0] == 5
+    assert compute_bleu(["the cat , sat ."], refs, tokenizer=str.split, lowercase=True)["counts"][0] == 1
 
 
 def test_bleu_object_matches_function(wmt17_ende):
     refs = wmt17_ende["reference"][:100]
     hyps = wmt17_ende["systems"]["C-3MA.4959"][:100]
     score = BLEU(tokenize="intl").corpus_score(hyps, [[r] for r in refs])
-    assert score.score == compute_bleu(hyps, refs, tokenize="intl")["score"]
+    assert score.score == compute_sacrebleu(hyps, refs, tokenize="intl")["score"]
 
 
 def test_evaluate_module_end_to_end_and_doctest(wmt17_ende):

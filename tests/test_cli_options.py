@@ -66,10 +66,11 @@ def test_use_stemmer_false_is_false(tmp_path, capsys):
 
 def test_coerce_option_by_declared_type():
     coerce = cli.coerce_option
-    assert coerce("bleu", "max_ngram_order", "2") == 2 and isinstance(coerce("bleu", "max_ngram_order", "2"), int)
+    assert coerce("bleu", "max_order", "2") == 2 and isinstance(coerce("bleu", "max_order", "2"), int)
+    assert coerce("sacrebleu", "max_ngram_order", "3") == 3 and coerce("bleu", "smooth", "yes") is True
     assert coerce("bleu", "smooth_value", "0.5") == 0.5 and coerce("bleu", "smooth_value", "None") is None
     assert coerce("bleu", "seed", "null") is None and coerce("bleu", "seed", "7") == 7
-    assert coerce("bleu", "tokenize", "none") == "none"  # str: as given (sacrebleu's tokenize='none')
+    assert coerce("sacrebleu", "tokenize", "zh") == "zh"  # str: as given
     assert coerce("rouge", "rouge_types", '["rouge1", "rougeL"]') == ["rouge1", "rougeL"]
     assert coerce("rouge", "rouge_types", "rougeLsum") == "rougeLsum"
     assert coerce("rouge", "alpha", "NONE") is None
@@ -81,7 +82,7 @@ def test_coerce_option_by_declared_type():
 
 @pytest.mark.parametrize("item, message", [
     ("n_bootstrap=abc", "option 'n_bootstrap' of bleu takes an integer, not 'abc'"),
-    ("max_ngram_order=2.5", "takes an integer, not '2.5'"),
+    ("max_order=2.5", "takes an integer, not '2.5'"),
     ("lowercase=maybe", "takes true or false (also yes/no, 1/0), not 'maybe'"),
     ("smooth_value=abc", "takes a number or none, not 'abc'"),
     ("lowercas=1", "bleu has no option 'lowercas'; did you mean 'lowercase'?"),

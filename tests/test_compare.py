@@ -149,7 +149,7 @@ def test_embedding_metric_embeds_references_once(wmt):
         ({"baseline": "c"}, ValueError, "baseline 'c' is not one of the systems"),
         ({"paired": "perm"}, ValueError, "paired must be 'bs'"),
         ({"n_resamples": 1}, ValueError, "n_resamples must be an integer of at least 2"),
-        ({"metrics": ["nist"]}, ValueError, "cannot be resampled"),
+        ({"metrics": ["nist_mt"]}, ValueError, "cannot be resampled"),
         ({"metrics": ["bleu"], "metric_options": {"bleu": {"sentence_scores": True}}}, ValueError,
          "do not change its corpus score"),
         ({"metric_options": {"rouge": {}}}, ValueError, "not compared: rouge"),
@@ -204,7 +204,7 @@ def test_cli_compare(wmt, tmp_path, capsys):
     rows = json.loads(capsys.readouterr().out)
     expected = compare({f.name: systems[f.stem][:60] for f in files}, refs[:60], ["bleu"], n_resamples=200)
     assert rows == expected
-    assert main(argv[:-2] + ["--paired-ar", "--n-trials", "100", "-o", "bleu.tokenize=intl"]) == 0
+    assert main(argv[:-2] + ["--paired-ar", "--n-trials", "100", "-o", "bleu.tokenizer=intl"]) == 0
     assert "Baseline: uedin-nmt.txt" in capsys.readouterr().out
     short = tmp_path / "short.txt"
     short.write_text("one line\n", encoding="utf-8")

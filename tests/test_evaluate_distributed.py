@@ -27,7 +27,7 @@ SPAWN_CASES = {
     **{name: {**SPECS[name].demo_options, "batch_size": 8} for name in available_metrics(EMBEDDING)},
     "nlg_suite": {
         "metrics": ["bleu", "rouge", "bertscore"],
-        "metric_options": {"bleu": {"tokenize": "intl", "sentence_scores": True}, "rouge": {"use_stemmer": True}},
+        "metric_options": {"bleu": {"tokenizer": "intl", "sentence_scores": True}, "rouge": {"use_stemmer": True}},
         "model_type": BUNDLED_ENCODER_ID,
         "batch_size": 8,
         "flat": False,

@@ -21,13 +21,15 @@ needs_encoder = pytest.mark.skipif(bundled_encoder_path() is None, reason="bundl
 # the options that give each metric its per-example scores
 PER_EXAMPLE = {
     "bleu": {"sentence_scores": True},
+    "google_bleu": {"sentence_scores": True},
     "rouge": {"use_aggregator": False, "rouge_types": ["rouge1", "rouge2", "rougeL", "rougeLsum", "rougeW"]},
     "meteor": {},
     "bertscore": {"model_type": BUNDLED_ENCODER_ID},
     "moverscore": {"model_type": BUNDLED_ENCODER_ID},
 }
 # corpus-level keys whose values must not depend on the order either
-CORPUS_KEYS = {"bleu": ("bleu", "score", "counts", "totals"), "meteor": ("meteor",), "moverscore": ("moverscore",)}
+CORPUS_KEYS = {"bleu": ("bleu", "score", "counts", "totals"), "google_bleu": ("google_bleu",), "meteor": ("meteor",),
+               "moverscore": ("moverscore",)}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -165,7 +167,8 @@ def test_lexical_scores_do_not_depend_on_warm_token_caches(name, pairs):
 # -- seeded bootstrap ---------------------------------------------------------------------------------------------
 BOOTSTRAP = {
     "bleu": ("score_mean", "score_ci", "score_low", "score_high"),
-    "nist": ("nist_mean", "nist_ci", "nist_low", "nist_high"),
+    "nist_mt": ("nist_mean", "nist_ci", "nist_low", "nist_high"),
+    "google_bleu": ("google_bleu_mean", "google_bleu_ci", "google_bleu_low", "google_bleu_high"),
     "rouge": ("rouge1_low", "rouge1_mid", "rouge1_high", "rougeL_recall_low", "rougeL_recall_high"),
 }
 
@@ -184,14 +187,16 @@ def test_bootstrap_is_seeded(name, pairs):
     assert all(key in first for key in keys)
     assert first[keys[0]] != other[keys[0]] and first[keys[-1]] != other[keys[-1]]
     # the point estimate does not depend on the seed
-    point = {"bleu": "score", "nist": "nist", "rouge": "rouge1"}[name]
+    point = {"bleu": "score", "nist_mt": "nist_mt", "google_bleu": "google_bleu", "rouge": "rouge1"}[name]
     assert other[point] == first[point]
 
 
 # -- evaluate modules ---------------------------------------------------------------------------------------------
 MODULE_OPTIONS = {
     "bleu": {"sentence_scores": True, "n_bootstrap": 100, "seed": 3},
-    "nist": {"n_bootstrap": 100, "seed": 3},
+    "sacrebleu": {"sentence_scores": True, "n_bootstrap": 100, "seed": 3},
+    "google_bleu": {"sentence_scores": True, "n_bootstrap": 100, "seed": 3},
+    "nist_mt": {"n_bootstrap": 100, "seed": 3},
     "rouge": {"use_stemmer": True, "n_bootstrap": 100, "seed": 3},
     "meteor": {},
     "bertscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 8},

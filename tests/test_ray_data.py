@@ -105,8 +105,8 @@ def test_metric_scorer_refuses_corpus_level_options():
         MetricScorer(["moverscore"])
     with pytest.raises(ValueError, match=r"bertscore: idf=True is computed over the whole corpus"):
         MetricScorer(["bertscore"], metric_options={"bertscore": {"idf": True}})
-    with pytest.raises(ValueError, match=r"nist has no per-example score.*get_metric\('nist'\)"):
-        MetricScorer(["nist"])
+    with pytest.raises(ValueError, match=r"nist_mt has no per-example score.*get_metric\('nist_mt'\)"):
+        MetricScorer(["nist_mt"])
     with pytest.raises(ValueError, match=r"bleu: n_bootstrap=100 is not supported per batch"):
         MetricScorer(["bleu"], metric_options={"bleu": {"n_bootstrap": 100}})
     idf = CorpusIdf("moverscore", "x", None, None)

@@ -56,7 +56,7 @@ def test_headline_key_is_named_after_the_metric():
 def test_option_types_come_from_the_signature():
     types = get_spec("bleu").option_types()
     assert types["lowercase"] is bool
-    assert types["max_ngram_order"] is int
+    assert types["max_order"] is int and types["smooth"] is bool
     assert "predictions" not in types and "references" not in types
 
 

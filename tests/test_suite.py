@@ -57,7 +57,7 @@ def test_per_metric_options_go_only_to_their_metric():
         pytest.skip("needs bleu and rouge")
     results = compute_suite(
         PREDICTIONS, REFERENCES, names,
-        {"bleu": {"tokenize": "char"}, "rouge": {"rouge_types": ["rouge2"], "use_stemmer": True}},
+        {"bleu": {"tokenizer": "char"}, "rouge": {"rouge_types": ["rouge2"], "use_stemmer": True}},
     )
     assert "tok:char" in results["bleu"]["signature"]
     assert set(results["rouge"]) == {"rouge2", "rouge2_precision", "rouge2_recall"}
@@ -142,11 +142,11 @@ def test_what_evaluate_combine_cannot_do():
     import evaluate
 
     combined = evaluate.combine(["./metrics/bleu", "./metrics/rouge"])
-    with pytest.raises(ValueError, match="unknown option .tokenize."):  # bleu takes it, rouge does not
-        combined.compute(predictions=PREDICTIONS, references=REFERENCES, tokenize="char")
+    with pytest.raises(ValueError, match="unknown option .max_order."):  # bleu takes it, rouge does not
+        combined.compute(predictions=PREDICTIONS, references=REFERENCES, max_order=2)
     suite = evaluate.load("./metrics/nlg_suite")
     result = suite.compute(predictions=PREDICTIONS, references=REFERENCES, metrics=["bleu", "rouge"],
-                           metric_options={"bleu": {"tokenize": "char"}})
-    expected = get_metric("bleu")(PREDICTIONS, REFERENCES, tokenize="char")["bleu"]
+                           metric_options={"bleu": {"tokenizer": "char"}})
+    expected = get_metric("bleu")(PREDICTIONS, REFERENCES, tokenizer="char")["bleu"]
     assert result["bleu"] == pytest.approx(expected)
     assert result["rouge1"] == pytest.approx(get_metric("rouge")(PREDICTIONS, REFERENCES)["rouge1"])

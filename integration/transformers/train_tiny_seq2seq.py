@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         metric_options={
             name: options
             for name, options in {
-                "bleu": {"tokenize": "13a"},
+                "bleu": {"tokenizer": "13a"},
                 "rouge": {"use_stemmer": True},
                 "bertscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 16},
                 "moverscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 16},

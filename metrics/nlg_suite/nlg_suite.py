@@ -12,7 +12,7 @@ embedding cache, so with the same model and layer (the bundled encoder's default
     combine.compute(predictions=p, references=r)                            # no per-metric options
     suite = evaluate.load("./metrics/nlg_suite")
     suite.compute(predictions=p, references=r, metrics=["bleu", "rouge", "bertscore"],
-                  metric_options={"bleu": {"tokenize": "intl"}, "rouge": {"use_stemmer": True}})
+                  metric_options={"bleu": {"tokenizer": "intl"}, "rouge": {"use_stemmer": True}})
 """
 
 import datasets
@@ -43,7 +43,7 @@ Args:
     predictions: list of str, one candidate per example.
     references: list of str (one reference per example) or list of list of str (any number per example).
     metrics: list of metric names (default: every metric available in this installation).
-    metric_options: dict metric -> dict of that metric's options, e.g. {"bleu": {"tokenize": "zh"}}.
+    metric_options: dict metric -> dict of that metric's options, e.g. {"bleu": {"tokenizer": "zh"}}.
     model_type: str, the encoder of the embedding metrics (default: the bundled offline encoder
         sentence-transformers/all-MiniLM-L6-v2; a metric given its own model_type or lang keeps it).
     num_layers, device, batch_size, dtype: passed to every metric that takes them (the embedding metrics).
@@ -58,7 +58,7 @@ Examples:
     >>> predictions = ["The cat sat on the mat.", "Look at the dog over there!"]
     >>> references = [["The cat sat on the mat."], ["Look at that dog over there!", "See the dog there!"]]
     >>> result = suite.compute(predictions=predictions, references=references, metrics=["bleu", "rouge"],
-    ...                        metric_options={"bleu": {"tokenize": "intl"}, "rouge": {"rouge_types": ["rouge1", "rougeL"]}})
+    ...                        metric_options={"bleu": {"tokenizer": "intl"}, "rouge": {"rouge_types": ["rouge1", "rougeL"]}})
     >>> {key: round(value, 4) for key, value in result.items() if key in ("bleu", "rouge1", "rougeL")}
     {'bleu': 0.7958, 'rouge1': 0.9167, 'rougeL': 0.9167}
     >>> full = suite.compute(predictions=predictions, references=references, metrics=["bleu"], flat=False)

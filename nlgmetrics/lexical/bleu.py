@@ -1,7 +1,10 @@
-"""BLEU (Papineni et al., 2002) with sacrebleu 2.6 semantics, score for score.
+"""BLEU (Papineni et al., 2002) in its two common flavours, on one set of per-segment statistics.
 
-Flow: text -> tokens (``nlgmetrics.text.tokenizers``) -> per-segment statistics
-``[hyp_len, ref_len, correct_1..N, total_1..N]`` -> summed -> score::
+Flow: text -> tokens -> per-segment statistics ``[hyp_len, closest_ref_len, correct_1..N, total_1..N,
+shortest_ref_len]`` -> summed -> score. ``correct_n`` are the clipped n-gram matches (each n-gram counted at most as
+often as in the reference that has most of it), ``total_n = max(hyp_len - n + 1, 0)``.
+
+sacrebleu 2.6 (:func:`compute_sacrebleu`, and the ``score`` keys of :func:`compute_bleu`), score for score::
 
     p_n  = correct_n / total_n                (smoothed as below when correct_n = 0)
     BP   = 1 if c >= r else exp(1 - r / c)     c: hypothesis length, r: closest reference length (ties: shorter)
@@ -12,6 +15,15 @@ Smoothing (Chen & Cherry 2014): ``exp`` (mteval-v13a, corpus default): the k-th 
 and total for n > 1 (1); ``none``. ``effective_order`` stops at the highest order with any n-gram (use it for
 sentence BLEU). If no n-gram matches at all the score is 0.
 
+tensorflow-nmt (Hugging Face evaluate's ``bleu`` module; the HF keys of :func:`compute_bleu`), in 0-1::
+
+    p_n  = correct_n / total_n  (0 if total_n = 0), or (correct_n + 1) / (total_n + 1) for every n with smooth=True
+    BP   = 1 if c > r else exp(1 - 1 / (c / r))   r: each segment's shortest reference, summed; 0 if c or r is 0
+    BLEU = BP * exp(sum_n log(p_n) / N), and 0 if any p_n is 0
+
+Tokens come from a tokenizer name (``"13a"``, ``"intl"``, ... applied as sacrebleu applies them) or a callable
+(HF's ``tokenizer=``), see :func:`nlgmetrics.text.tokenizers.text_tokens`.
+
 Reference statistics (tokens, n-gram maxima, lengths) are cached per reference tuple, so scoring several systems
 against the same references tokenizes them once.
 """
@@ -19,6 +31,7 @@ against the same references tokenizes them once.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -29,7 +42,13 @@ from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
-from nlgmetrics.text.tokenizers import BLEU_TOKENIZERS, get_tokenizer
+from nlgmetrics.text.tokenizers import (
+    BLEU_TOKENIZERS,
+    TokenizerSpec,
+    check_tokenizer,
+    text_tokens,
+    tokenize_13a,
+)
 
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 REFERENCE_CACHE_SIZE = 2**17
@@ -54,14 +73,13 @@ class BLEUScore:
 
 @lru_cache(maxsize=REFERENCE_CACHE_SIZE)
 def _reference_info(
-    references: tuple[str, ...], tokenize: str, lowercase: bool, max_order: int
+    references: tuple[str, ...], tokenize: TokenizerSpec, lowercase: bool, max_order: int
 ) -> tuple[tuple[int, ...], tuple[dict, ...]]:
     """Lengths of the references and, per n-gram order, the maximum count of each n-gram over them."""
-    tokenizer = get_tokenizer(tokenize)
     lengths = []
     maxima: list[dict] = [{} for _ in range(max_order)]
     for ref in references:
-        tokens = tokenizer((ref.lower() if lowercase else ref).rstrip())
+        tokens = text_tokens(ref, tokenize, lowercase)
         lengths.append(len(tokens))
         for order_max, counts in zip(maxima, ngram_counts(tokens, max_order)):
             if not order_max:
@@ -82,11 +100,20 @@ def closest_reference_length(hyp_len: int, ref_lens: Sequence[int]) -> int:
     return min(ref_lens, key=lambda ref_len: (abs(hyp_len - ref_len), ref_len))
 
 
+def check_max_order(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 9:
+        raise ValueError(f"{name} must be an integer from 1 to 9, got {value!r}.")
+    return int(value)
+
+
 @dataclass(frozen=True)
 class BLEU:
-    """A BLEU configuration: tokenization, casing, smoothing and n-gram order (sacrebleu's ``BLEU`` arguments)."""
+    """A BLEU configuration: tokenization, casing, smoothing and n-gram order (sacrebleu's ``BLEU`` arguments).
 
-    tokenize: str = "13a"
+    ``tokenize`` is a name of ``BLEU_TOKENIZERS`` or a callable text -> list of tokens (see the module docstring).
+    """
+
+    tokenize: TokenizerSpec = "13a"
     lowercase: bool = False
     smooth_method: str = "exp"
     smooth_value: float | None = None
@@ -95,41 +122,54 @@ class BLEU:
     _smooth: float | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
-        get_tokenizer(self.tokenize)
+        check_tokenizer(self.tokenize)
         if self.smooth_method not in SMOOTH_DEFAULTS:
             raise ValueError(
                 f"unknown smooth_method={self.smooth_method!r}; choose one of {sorted(SMOOTH_DEFAULTS)} "
                 "('exp' is sacrebleu's corpus default)."
             )
-        if isinstance(self.max_ngram_order, bool) or not isinstance(self.max_ngram_order, int) or not (
-            1 <= self.max_ngram_order <= 9
-        ):
-            raise ValueError(f"max_ngram_order must be an integer from 1 to 9, got {self.max_ngram_order!r}.")
+        check_max_order(self.max_ngram_order, "max_ngram_order")
         value = SMOOTH_DEFAULTS[self.smooth_method] if self.smooth_value is None else self.smooth_value
-        if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0):
-            raise ValueError(f"smooth_value must be a non-negative number, got {self.smooth_value!r}.")
+        if value is not None and (
+            not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf
+        ):
+            raise ValueError(f"smooth_value must be a finite non-negative number, got {self.smooth_value!r}.")
         object.__setattr__(self, "_smooth", value)
 
+    @property
+    def tokenizer_name(self) -> str:
+        """The tokenizer as the signature shows it: its name, or a callable's ``__name__``."""
+        if isinstance(self.tokenize, str):
+            return self.tokenize
+        known = [name for name, function in BLEU_TOKENIZERS.items() if function is self.tokenize]
+        return known[0] if known else getattr(self.tokenize, "__name__", type(self.tokenize).__name__)
+
     # -- statistics -------------------------------------------------------------------------------------------
+    def _references(self, references: Sequence[str]) -> tuple[tuple[int, ...], tuple[dict, ...]]:
+        key = (tuple(references), self.tokenize, self.lowercase, self.max_ngram_order)
+        try:
+            return _reference_info(*key)
+        except TypeError:  # an unhashable tokenizer object: no cache
+            return _reference_info.__wrapped__(*key)
+
     def segment_statistics(self, prediction: str, references: Sequence[str]) -> list[int]:
-        """``[hyp_len, ref_len, correct_1..N, total_1..N]`` for one prediction against its references."""
+        """``[hyp_len, closest_ref_len, correct_1..N, total_1..N, shortest_ref_len]`` for one prediction."""
         order = self.max_ngram_order
-        ref_lens, ref_maxima = _reference_info(tuple(references), self.tokenize, self.lowercase, order)
-        text = prediction.lower() if self.lowercase else prediction
-        tokens = BLEU_TOKENIZERS[self.tokenize](text.rstrip())
+        ref_lens, ref_maxima = self._references(references)
+        tokens = text_tokens(prediction, self.tokenize, self.lowercase)
         hyp_len = len(tokens)
         correct = [clipped_matches(counts, ref_max) for counts, ref_max in zip(ngram_counts(tokens, order), ref_maxima)]
         totals = [max(hyp_len - n, 0) for n in range(order)]
-        return [hyp_len, closest_reference_length(hyp_len, ref_lens), *correct, *totals]
+        return [hyp_len, closest_reference_length(hyp_len, ref_lens), *correct, *totals, min(ref_lens)]
 
     def corpus_statistics(self, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
-        """Per-segment statistics, shape (n_segments, 2 + 2 * max_ngram_order), int64."""
+        """Per-segment statistics, shape (n_segments, 3 + 2 * max_ngram_order), int64."""
         rows = [self.segment_statistics(pred, refs) for pred, refs in zip(predictions, references)]
-        return np.array(rows, dtype=np.int64).reshape(len(rows), 2 + 2 * self.max_ngram_order)
+        return np.array(rows, dtype=np.int64).reshape(len(rows), 3 + 2 * self.max_ngram_order)
 
     # -- scores -----------------------------------------------------------------------------------------------
     def score_from_statistics(self, stats: Sequence, effective_order: bool | None = None) -> BLEUScore:
-        """BLEU from summed (or one segment's) statistics.
+        """sacrebleu's BLEU from summed (or one segment's) statistics.
 
         float32 statistics (sacrebleu's bootstrap resamples, see nlgmetrics.comparison) are scored in float32
         arithmetic, as sacrebleu scores them; other counts as Python integers.
@@ -166,6 +206,25 @@ class BLEU:
         log_mean = sum(math.log(p) if p > 0 else -9999999999 for p in precisions[:used_orders]) / used_orders
         return BLEUScore(bp * math.exp(log_mean), correct, totals, precisions, bp, sys_len, ref_len)
 
+    def nmt_score_from_statistics(self, stats: Sequence, smooth: bool = False) -> dict:
+        """tensorflow-nmt's BLEU (HF evaluate's ``bleu``) from summed statistics, with HF's keys (0-1 scale)."""
+        order = self.max_ngram_order
+        translation_length, reference_length = int(stats[0]), int(stats[-1])
+        correct = stats[2 : 2 + order]
+        totals = stats[2 + order : 2 + 2 * order]
+        if smooth:
+            precisions = [(int(m) + 1.0) / (int(t) + 1.0) for m, t in zip(correct, totals)]
+        else:
+            precisions = [int(m) / int(t) if t > 0 else 0.0 for m, t in zip(correct, totals)]
+        geo_mean = math.exp(sum(1.0 / order * math.log(p) for p in precisions)) if min(precisions) > 0 else 0.0
+        if translation_length == 0 or reference_length == 0:
+            ratio = bp = 0.0
+        else:
+            ratio = translation_length / reference_length
+            bp = 1.0 if ratio > 1.0 else math.exp(1 - 1.0 / ratio)
+        return {"bleu": geo_mean * bp, "precisions": precisions, "brevity_penalty": bp, "length_ratio": ratio,
+                "translation_length": translation_length, "reference_length": reference_length}
+
     def corpus_score(self, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> BLEUScore:
         return self.score_from_statistics(self.corpus_statistics(predictions, references).sum(axis=0))
 
@@ -176,7 +235,7 @@ class BLEU:
     def signature(self, nrefs: int | str, n_bootstrap: int | None = None, seed: int | None = None) -> str:
         """sacrebleu-style signature, e.g. ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:nlgmetrics-0.1.0``."""
         smooth = self.smooth_method
-        if self._smooth is not None:
+        if SMOOTH_DEFAULTS[smooth] is not None:
             smooth += f"[{self._smooth:.2f}]"
         parts = [f"nrefs:{nrefs}"]
         if n_bootstrap:
@@ -184,61 +243,112 @@ class BLEU:
         parts += [
             f"case:{'lc' if self.lowercase else 'mixed'}",
             f"eff:{'yes' if self.effective_order else 'no'}",
-            f"tok:{self.tokenize}",
+            f"tok:{self.tokenizer_name}",
             f"smooth:{smooth}",
             f"version:nlgmetrics-{__version__}",
         ]
         return "|".join(parts)
 
 
+def _sacrebleu_keys(
+    bleu: BLEU,
+    stats: np.ndarray,
+    references: Sequence[Sequence[str]],
+    sentence_scores: bool,
+    sentence_effective_order: bool,
+    n_bootstrap: int,
+    seed: int | None,
+) -> dict:
+    """sacrebleu's result keys (``precisions`` 0-100) for per-segment ``stats``, with signature and extras."""
+    result = bleu.score_from_statistics(stats.sum(axis=0))
+    ref_counts = {len(r) for r in references}
+    nrefs = ref_counts.pop() if len(ref_counts) == 1 else "var"
+    out = {"score": result.score, "counts": result.counts, "totals": result.totals, "precisions": result.precisions,
+           "bp": result.bp, "sys_len": result.sys_len, "ref_len": result.ref_len}
+    if sentence_scores:
+        out["scores"] = [bleu.score_from_statistics(row, sentence_effective_order).score for row in stats]
+    if n_bootstrap:
+        samples = bootstrap_corpus_scores(stats, lambda s: bleu.score_from_statistics(s).score, n_bootstrap, seed)
+        out.update({f"score_{key}": value for key, value in sacrebleu_interval(samples).items()})
+    out["signature"] = bleu.signature(nrefs, n_bootstrap or None, seed if n_bootstrap else None)
+    return out
+
+
 def compute_bleu(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
     *,
-    tokenize: str = "13a",
+    tokenizer: TokenizerSpec = tokenize_13a,
+    max_order: int = 4,
+    smooth: bool = False,
     lowercase: bool = False,
     smooth_method: str = "exp",
     smooth_value: float | None = None,
-    max_ngram_order: int = 4,
     effective_order: bool = False,
     sentence_scores: bool = False,
     sentence_effective_order: bool = True,
     n_bootstrap: int = 0,
     seed: int | None = DEFAULT_SEED,
 ) -> dict:
-    """Corpus BLEU of ``predictions`` against ``references`` (one string or a list of strings per prediction).
+    """Corpus BLEU as Hugging Face evaluate's ``bleu`` module, plus sacrebleu's numbers for the same tokens.
 
-    Returns HF evaluate's ``bleu`` keys (``bleu`` and ``precisions`` in 0-1, ``brevity_penalty``, ``length_ratio``,
-    ``translation_length``, ``reference_length``), sacrebleu's (``score`` 0-100, ``counts``, ``totals``,
-    ``sys_len``, ``ref_len``) and ``signature``. With ``sentence_scores=True``, ``scores`` holds each example's
-    sentence BLEU (0-100, as ``sacrebleu.sentence_bleu`` with the same options and ``sentence_effective_order``).
-    With ``n_bootstrap`` >= 2, ``score_mean``, ``score_ci`` (half-width of the 95% interval), ``score_low`` and
-    ``score_high`` come from a seeded bootstrap over segments (sacrebleu's resampling; same seed, same interval).
+    HF's arguments and keys, HF's numbers (tensorflow-nmt semantics, 0-1): ``tokenizer`` (a callable text -> tokens,
+    default mteval-v13a as HF's ``Tokenizer13a``, or a name of ``BLEU_TOKENIZERS``), ``max_order``, ``smooth``
+    (add-one on every order) -> ``bleu``, ``precisions``, ``brevity_penalty``, ``length_ratio``,
+    ``translation_length``, ``reference_length`` (the shortest reference of each example, summed).
+
+    sacrebleu's keys for the same tokens and ``max_order`` (closest reference length, ``smooth_method`` /
+    ``smooth_value`` / ``effective_order``): ``score`` (0-100), ``counts``, ``totals``, ``sys_len``, ``ref_len``,
+    ``signature``. With ``sentence_scores=True``, ``scores`` holds each example's sentence BLEU (0-100, as
+    ``sacrebleu.sentence_bleu`` with ``sentence_effective_order``). With ``n_bootstrap`` >= 2, ``score_mean``,
+    ``score_ci`` (half-width of the 95% interval), ``score_low`` and ``score_high`` come from a seeded bootstrap over
+    segments (sacrebleu's resampling). On one reference per example the two ``bleu`` values agree to 1e-15 on
+    corpora where every order has a match; :func:`compute_sacrebleu` gives sacrebleu's numbers under its own names.
+    """
+    if not isinstance(smooth, (bool, np.bool_)):
+        raise TypeError(f"smooth must be True or False (add-one smoothing of every order), got {smooth!r}.")
+    preds, refs = check_pairs(predictions, references)
+    bleu = BLEU(tokenizer, lowercase, smooth_method, smooth_value, check_max_order(max_order, "max_order"),
+                effective_order)
+    stats = bleu.corpus_statistics(preds, refs)
+    out = bleu.nmt_score_from_statistics(stats.sum(axis=0), bool(smooth))
+    sacre = _sacrebleu_keys(bleu, stats, refs, sentence_scores, sentence_effective_order, n_bootstrap, seed)
+    del sacre["precisions"], sacre["bp"]  # HF's precisions and brevity_penalty are the ones above
+    return {**out, **sacre}
+
+
+def compute_sacrebleu(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    *,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    force: bool = False,
+    lowercase: bool = False,
+    tokenize: str | None = None,
+    use_effective_order: bool = False,
+    max_ngram_order: int = 4,
+    sentence_scores: bool = False,
+    sentence_effective_order: bool = True,
+    n_bootstrap: int = 0,
+    seed: int | None = DEFAULT_SEED,
+) -> dict:
+    """Corpus BLEU exactly as ``sacrebleu.corpus_bleu`` 2.6, with HF evaluate ``sacrebleu``'s arguments and keys.
+
+    HF's: ``smooth_method``, ``smooth_value``, ``force``, ``lowercase``, ``tokenize`` (None or '' -> '13a'),
+    ``use_effective_order`` -> ``score`` (0-100), ``counts``, ``totals``, ``precisions`` (0-100), ``bp``,
+    ``sys_len``, ``ref_len``. Ours: ``max_ngram_order``; ``signature``; ``sentence_scores`` -> ``scores``;
+    ``n_bootstrap``/``seed`` -> ``score_mean``, ``score_ci``, ``score_low``, ``score_high``. References may vary in
+    number per example (sacrebleu's None-padded streams; HF's module requires the same number). As sacrebleu, unless
+    ``force=True`` a warning says when 100 or more predictions end in " ." (tokenized text); the score is unchanged.
     """
     preds, refs = check_pairs(predictions, references)
-    bleu = BLEU(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order)
+    bleu = BLEU(tokenize or "13a", lowercase, smooth_method, smooth_value, max_ngram_order, use_effective_order)
     stats = bleu.corpus_statistics(preds, refs)
-    result = bleu.score_from_statistics(stats.sum(axis=0))
-    ref_counts = {len(r) for r in refs}
-    nrefs = ref_counts.pop() if len(ref_counts) == 1 else "var"
-    out = {
-        "bleu": result.score / 100.0,
-        "precisions": [p / 100.0 for p in result.precisions],
-        "brevity_penalty": result.bp,
-        "length_ratio": result.ratio,
-        "translation_length": result.sys_len,
-        "reference_length": result.ref_len,
-        "score": result.score,
-        "counts": result.counts,
-        "totals": result.totals,
-        "sys_len": result.sys_len,
-        "ref_len": result.ref_len,
-    }
-    if sentence_scores:
-        out["scores"] = [bleu.score_from_statistics(row, sentence_effective_order).score for row in stats]
-    if n_bootstrap:
-        samples = bootstrap_corpus_scores(stats, lambda s: bleu.score_from_statistics(s).score, n_bootstrap, seed)
-        interval = sacrebleu_interval(samples)
-        out.update({f"score_{key}": value for key, value in interval.items()})
-    out["signature"] = bleu.signature(nrefs, n_bootstrap or None, seed if n_bootstrap else None)
-    return out
+    if not force and sum(pred.endswith(" .") for pred in preds) >= 100:
+        warnings.warn(
+            "100 or more predictions end in a tokenized period (' .'): it looks like the text was not detokenized, "
+            "which may hurt the score. Pass force=True if it is detokenized or you don't care.",
+            stacklevel=2,
+        )
+    return _sacrebleu_keys(bleu, stats, refs, sentence_scores, sentence_effective_order, n_bootstrap, seed)

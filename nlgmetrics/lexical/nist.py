@@ -1,4 +1,7 @@
-"""NIST (Doddington, 2002) with the semantics of nltk 3.10's ``corpus_nist``, on the BLEU core's tokenizers.
+"""NIST (Doddington, 2002) with the semantics of nltk 3.10's ``corpus_nist`` (HF evaluate's ``nist_mt``).
+
+Tokens: by default nltk's NIST mteval-v14 tokenizer with HF's ``lowercase`` and ``western_lang``, as HF's module;
+``tokenize=`` one of the BLEU core's tokenizer names instead (``13a``, ``intl``, ``zh``, ``char``, ``none``).
 
 Information weight of an n-gram, from the n-gram counts C over all references of the corpus::
 
@@ -33,7 +36,7 @@ import numpy as np
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import ngram_counts
-from nlgmetrics.text.tokenizers import get_tokenizer
+from nlgmetrics.text.tokenizers import get_tokenizer, tokenize_nist
 
 _BETA = math.log(0.5) / math.log(1.5) ** 2
 
@@ -48,13 +51,15 @@ def length_penalty(hyp_len: float, ref_len: float) -> float:
     return max(min(ratio, 1.0), 0.0)
 
 
-def _tokens(text: str, tokenize: str, lowercase: bool) -> tuple[str, ...]:
+def _tokens(text: str, tokenize: str | None, lowercase: bool, western_lang: bool) -> tuple[str, ...]:
+    if tokenize is None:
+        return tokenize_nist(text, lowercase, western_lang)
     return get_tokenizer(tokenize)(text.lower() if lowercase else text)
 
 
 @lru_cache(maxsize=8)
 def _reference_set(
-    references: tuple[tuple[str, ...], ...], tokenize: str, lowercase: bool, max_order: int
+    references: tuple[tuple[str, ...], ...], tokenize: str | None, lowercase: bool, western_lang: bool, max_order: int
 ) -> tuple[list[list[tuple[int, list[Counter]]]], dict]:
     """Tokenized references with their n-gram counts, and the information weight of every reference n-gram."""
     counted = []
@@ -63,7 +68,7 @@ def _reference_set(
     for refs in references:
         per_segment = []
         for ref in refs:
-            tokens = _tokens(ref, tokenize, lowercase)
+            tokens = _tokens(ref, tokenize, lowercase, western_lang)
             counts = ngram_counts(tokens, max_order)
             per_segment.append((len(tokens), counts))
             total_words += len(tokens)
@@ -77,7 +82,9 @@ def _reference_set(
         if isinstance(prefix, tuple) and len(prefix) == 1:
             prefix = prefix[0]
         numerator = corpus_counts[prefix] if prefix is not None else total_words
-        weights[gram] = math.log2(numerator / count)
+        # math.log(x, 2) as nltk: math.log2 rounds some weights differently in the last bit, and that bit can decide
+        # which reference wins a tie in nltk's max (seen on WMT17: a 1.6e-5 difference in the score)
+        weights[gram] = math.log(numerator / count, 2)
     return counted, weights
 
 
@@ -120,25 +127,35 @@ def compute_nist(
     references: Sequence[str | Sequence[str]],
     *,
     n: int = 5,
-    tokenize: str = "13a",
     lowercase: bool = False,
+    western_lang: bool = True,
+    tokenize: str | None = None,
     n_bootstrap: int = 0,
     seed: int | None = DEFAULT_SEED,
 ) -> dict:
     """Corpus NIST of ``predictions`` against ``references`` (one string or a list of strings per prediction).
 
-    Returns ``nist_mt`` (HF evaluate's key) and ``nist`` (the same value), per-order information ``precisions``,
-    ``length_penalty``, ``translation_length``, ``reference_length`` (the references nltk's rule picks). With
-    ``n_bootstrap`` >= 2: ``nist_mean``, ``nist_ci``, ``nist_low``, ``nist_high`` from a seeded bootstrap over
-    segments (the information weights stay those of the full reference set).
+    HF evaluate ``nist_mt``'s arguments: ``n`` (highest order), ``lowercase`` and ``western_lang`` (of the NIST
+    tokenizer; ``western_lang=False`` splits on whitespace only and ignores ``lowercase``, as nltk). Ours:
+    ``tokenize`` (a BLEU tokenizer name instead of the NIST tokenizer; ``lowercase`` then lowercases first),
+    ``n_bootstrap``, ``seed``. Returns ``nist_mt`` (HF evaluate's key) and ``nist`` (the same value), per-order
+    information ``precisions``, ``length_penalty``, ``translation_length``, ``reference_length`` (the references
+    nltk's rule picks). With ``n_bootstrap`` >= 2: ``nist_mean``, ``nist_ci``, ``nist_low``, ``nist_high`` from a
+    seeded bootstrap over segments (the information weights stay those of the full reference set).
     """
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 9:
         raise ValueError(f"n (the highest n-gram order) must be an integer from 1 to 9, got {n!r}.")
     preds, refs = check_pairs(predictions, references)
-    get_tokenizer(tokenize)
-    counted, weights = _reference_set(tuple(map(tuple, refs)), tokenize, bool(lowercase), n)
+    if tokenize is not None:
+        get_tokenizer(tokenize)
+        if not western_lang:
+            raise ValueError("western_lang=False applies to the NIST tokenizer (tokenize=None); with tokenize="
+                             f"{tokenize!r} leave it True, or use tokenize='none' for a whitespace split.")
+    lowercase, western_lang = bool(lowercase), bool(western_lang)
+    counted, weights = _reference_set(tuple(map(tuple, refs)), tokenize, lowercase, western_lang, n)
     stats = np.array(
-        [segment_statistics(_tokens(pred, tokenize, lowercase), seg, weights, n) for pred, seg in zip(preds, counted)],
+        [segment_statistics(_tokens(pred, tokenize, lowercase, western_lang), seg, weights, n)
+         for pred, seg in zip(preds, counted)],
         dtype=np.float64,
     )
     out = score_from_statistics(list(stats.sum(axis=0)), n)

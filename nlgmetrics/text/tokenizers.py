@@ -10,13 +10,17 @@ whitespace; returning the tokens directly skips that round trip and gives the sa
 - ``zh``: every Chinese character (sacrebleu's code-point table) becomes its own token, the rest as 13a's regex part.
 - ``char``: every non-space character is a token.
 - ``none``: whitespace split only.
+
+:func:`tokenize_nist` is the NIST mteval-v14 tokenizer as nltk's ``NISTTokenizer.tokenize`` (HF evaluate's
+``nist_mt``): the 13a rules after another entity table, with optional lowercasing and a whitespace-only mode.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Callable
+from xml.sax.saxutils import unescape
 
 import regex
 
@@ -54,6 +58,25 @@ def tokenize_13a(line: str) -> tuple[str, ...]:
     if "&" in line:
         line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
     return _v13a_rules(f" {line} ")
+
+
+# entities nltk's xml_unescape adds to xml.sax's &lt; &gt; &amp; (which it replaces first, first, last)
+_NIST_ENTITIES = {"&apos;": "'", "&quot;": '"', "&#124;": "|", "&#91;": "[", "&#93;": "]"}
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def tokenize_nist(line: str, lowercase: bool = False, western_lang: bool = True) -> tuple[str, ...]:
+    """NIST mteval-v14 tokenization as nltk's ``NISTTokenizer().tokenize(line, lowercase, western_lang)``.
+
+    Drops ``<skipped>``, unescapes XML entities (``&lt; &gt;``, ``&apos; &quot; &#124; &#91; &#93;``, then
+    ``&amp;``), turns U+2028 into a space; then, for Western languages, lowercases if asked and applies the 13a
+    rules; otherwise only splits on whitespace (and ignores ``lowercase``, as nltk does).
+    """
+    line = unescape(line.replace("<skipped>", ""), _NIST_ENTITIES).replace("\u2028", " ")
+    if not western_lang:
+        return tuple(line.split())
+    line = f" {line} "
+    return _v13a_rules(line.lower() if lowercase else line)
 
 
 _INTL_RULES = (
@@ -119,3 +142,35 @@ def get_tokenizer(name: str) -> Tokenizer:
             f"unknown tokenize={name!r}; choose one of {sorted(BLEU_TOKENIZERS)} "
             "(13a is sacrebleu's default, zh for Chinese, char for character-level, intl for mteval-v14)."
         ) from None
+
+
+#: a tokenizer name (``BLEU_TOKENIZERS``) or a callable text -> list of tokens (HF evaluate's ``tokenizer=``)
+TokenizerSpec = str | Callable[[str], Sequence[str]]
+
+
+def check_tokenizer(tokenizer: object) -> TokenizerSpec:
+    """``tokenizer`` if it is a callable or a known tokenizer name, else a ``ValueError`` naming the choices."""
+    if not callable(tokenizer):
+        get_tokenizer(tokenizer)  # type: ignore[arg-type]
+    return tokenizer  # type: ignore[return-value]
+
+
+def text_tokens(text: str, tokenizer: TokenizerSpec, lowercase: bool = False) -> tuple:
+    """The tokens of ``text``, lowercased first if asked.
+
+    A name is applied as sacrebleu applies its tokenizers (trailing whitespace stripped first); a callable as HF
+    evaluate's ``bleu`` and ``google_bleu`` call their ``tokenizer`` (on the text as it is). The two differ only on a
+    text ending in a hyphen and a line break (13a joins ``-\\n``). A callable must return a list (or tuple) of tokens.
+    """
+    if lowercase:
+        text = text.lower()
+    if isinstance(tokenizer, str):
+        return BLEU_TOKENIZERS[tokenizer](text.rstrip())
+    tokens = tokenizer(text)
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
+        raise TypeError(
+            f"tokenizer must return a list of tokens for each text; {tokenizer!r} returned "
+            f"{type(tokens).__name__} {tokens!r:.40} for {text!r:.40}. Wrap a tokenizer that returns a string: "
+            "tokenizer=lambda text: my_tokenizer(text).split()."
+        )
+    return tuple(tokens)

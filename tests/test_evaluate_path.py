@@ -180,3 +180,19 @@ def test_module_object_still_pickles(tmp_path):
     module = Draws(cache_dir=str(tmp_path), seed=5)
     copy = pickle.loads(pickle.dumps(module))
     assert copy.compute(predictions=["a"], references=["a"]) == module.compute(predictions=["a"], references=["a"])
+
+
+def test_add_batch_stores_lone_surrogates_as_replacement_characters():
+    import warnings
+
+    import evaluate
+
+    module = evaluate.load("./metrics/sacrebleu")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.add_batch(predictions=["\ud800 the cat sat"], references=[["the cat sat"]])
+        module.add(prediction="a dog ran", reference="a dog ran")
+    assert any("lone surrogates" in str(w.message) for w in caught)
+    expected = evaluate.load("./metrics/sacrebleu").compute(predictions=["\ufffd the cat sat", "a dog ran"],
+                                                           references=[["the cat sat"], ["a dog ran"]])
+    assert module.compute()["score"] == expected["score"] > 0

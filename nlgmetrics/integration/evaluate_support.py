@@ -18,7 +18,7 @@ import datasets
 import evaluate
 from evaluate.module import temp_seed  # the context manager evaluate seeds numpy with
 
-from nlgmetrics.inputs import check_pairs
+from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
 
 # numpy's global RNG is one per process: evaluate seeds it (``temp_seed(self.seed)``) around every ``_compute``, so
 # two seeded computes running at once, on any module objects, would interleave their draws. One re-entrant lock
@@ -97,14 +97,17 @@ class NLGMetric(evaluate.Metric):
         self._module_lock = threading.RLock()
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch of predictions and references (checked by nlgmetrics.inputs)."""
+        """Add a batch of predictions and references (checked by nlgmetrics.inputs). Lone surrogates, which evaluate's
+        Arrow cache cannot store, become U+FFFD with a warning (``compute(predictions=...)`` keeps them)."""
         predictions, references = check_pairs(predictions, references, allow_empty=True)
+        predictions, references = replace_lone_surrogates_in_pairs(predictions, references, self.name)
         with self._module_lock:
             return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one prediction and its reference(s) (checked by nlgmetrics.inputs)."""
-        (prediction,), (reference,) = check_pairs([prediction], [reference])
+        """Add one prediction and its reference(s) (checked by nlgmetrics.inputs; lone surrogates as add_batch)."""
+        (prediction,), (reference,) = replace_lone_surrogates_in_pairs(*check_pairs([prediction], [reference]),
+                                                                        self.name)
         with self._module_lock:
             return super().add(prediction=prediction, reference=reference, **kwargs)
 

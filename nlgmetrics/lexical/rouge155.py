@@ -59,6 +59,7 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical.rouge import (
@@ -598,16 +599,17 @@ def drand48_stream(seed: int, count: int) -> np.ndarray:
     return _drand48_states(np.array([seed]), count)[0].astype(np.float64) * 2.0**-48
 
 
-@lru_cache(maxsize=8)
 def _lcg_powers(count: int) -> tuple[np.ndarray, np.ndarray]:
-    """(A_t, C_t), t = 1..count, with x_t = A_t x_0 + C_t mod 2^48."""
-    a = np.empty(count, dtype=np.uint64)
-    c = np.empty(count, dtype=np.uint64)
-    at, ct = 1, 0
-    for t in range(count):
-        at, ct = (at * _DRAND48_A) & _MASK48, (ct * _DRAND48_A + _DRAND48_C) & _MASK48
-        a[t], c[t] = at, ct
-    return a, c
+    """(A_t, C_t), t = 1..count, with x_t = A_t x_0 + C_t mod 2^48, by doubling: x_{k+j} = A_j x_k + C_j gives
+    A_{k+j} = A_j A_k, C_{k+j} = A_j C_k + C_j (uint64 arithmetic wraps mod 2^64, so it is exact mod 2^48)."""
+    mask = np.uint64(_MASK48)
+    a = np.array([_DRAND48_A], dtype=np.uint64)
+    c = np.array([_DRAND48_C], dtype=np.uint64)
+    while len(a) < count:
+        a_k, c_k = a[-1], c[-1]
+        a = np.concatenate([a, (a * a_k) & mask])
+        c = np.concatenate([c, (a[: len(c)] * c_k + c) & mask])
+    return a[:count], c[:count]
 
 
 def _drand48_states(seeds: np.ndarray, count: int) -> np.ndarray:
@@ -623,6 +625,104 @@ def perl_sort_order(eval_ids: Sequence[str]) -> list[int]:
     return sorted(range(len(eval_ids)), key=lambda i: eval_ids[i] + ".")
 
 
+def _resample_means(ordered: np.ndarray, n_resamples: int) -> np.ndarray:
+    """Perl's resample means, float for float: the values of N draws summed in draw order, divided by N."""
+    n = len(ordered)
+    means = np.empty((n_resamples, ordered.shape[1]))
+    chunk = max(1, 2**22 // n)  # resamples drawn at once
+    for start in range(0, n_resamples, chunk):
+        seeds = np.arange(start, min(start + chunk, n_resamples))
+        draws = (_drand48_states(seeds, n).astype(np.float64) * 2.0**-48) * float(n)
+        picks = np.ascontiguousarray(draws.astype(np.int64).T)  # (n, resamples): the t-th draw of each resample
+        total = ordered[picks[0]]
+        for pick in picks[1:]:  # running sums in draw order, as perl adds (a pairwise sum could differ in the last bit)
+            total += ordered[pick]
+        means[start : start + len(seeds)] = total / n
+    return means
+
+
+def _resample_unit_sums(units: np.ndarray, n_resamples: int) -> np.ndarray:
+    """Exact sums of ``units`` (integers as float64, cases x columns) over each resample's N draws, as
+    draws-per-case @ units. Resample r's state t is ``r B_t + D_t mod 2^48`` (x_0 = r 2^16 + 0x330E); its draw is
+    perl's ``int(N * (x / 2^48))`` = ``int(x * (N 2^-48))`` (scaling by a power of 2 is exact)."""
+    n = len(units)
+    mask = np.uint64(_MASK48)
+    a, c = _lcg_powers(n)
+    step = (a << np.uint64(16)) & mask
+    base = (a * np.uint64(0x330E) + c) & mask
+    scale = float(n) * 2.0**-48
+    sums = np.empty((n_resamples, units.shape[1]))
+    chunk = max(1, min(n_resamples, 2**16 // n))  # resamples per block; blocks reuse buffers that stay in cache
+    seeds = np.arange(n_resamples, dtype=np.uint64)[:, None]
+    offsets = np.arange(0, chunk * n, n)[:, None]  # flat index of each resample's row in the counts block
+    states = np.empty((chunk, n), dtype=np.uint64)
+    floats = np.empty((chunk, n))
+    counts = np.empty((chunk, n))
+    with threadpool_limits(limits=1, user_api="blas"):  # OpenBLAS's threads cost far more than they save here
+        for start in range(0, n_resamples, chunk):
+            rows = min(chunk, n_resamples - start)
+            state, draw, count = states[:rows], floats[:rows], counts[:rows]
+            np.multiply(seeds[start : start + rows], step, out=state)
+            state += base
+            state &= mask
+            picks = state.view(np.int64)  # below 2^48: int64 -> float64 is exact
+            np.multiply(picks, scale, out=draw)
+            np.copyto(picks, draw, casting="unsafe")  # int(): truncation
+            picks += offsets[:rows]
+            count.fill(0.0)
+            np.add.at(count.reshape(-1), picks.reshape(-1), 1.0)
+            np.matmul(count, units, out=sums[start : start + rows])
+    return sums
+
+
+def _order_statistics(
+    ranked: np.ndarray, average: np.ndarray, confidence: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(average, low, high) unrounded from the sorted resample means (perl's interpolation; undef is 0)."""
+    n_resamples = len(ranked)
+    delta = n_resamples * ((100 - confidence) / 2.0) / 100.0
+    upper = int(n_resamples - delta - 1)
+    lower = int(delta)
+    ratio = n_resamples - delta - 1 - upper
+
+    def interpolate(index: int) -> np.ndarray:
+        above = ranked[index + 1] if index + 1 < n_resamples else np.zeros(ranked.shape[1])  # perl: undef is 0
+        return ranked[index] + (above - ranked[index]) * ratio
+
+    return average, interpolate(lower), interpolate(upper)
+
+
+def _bootstrap_from_units(
+    ordered: np.ndarray, n_resamples: int, confidence: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Perl's unrounded (average, low, high) from exact integer sums when every value is a 5-decimal figure
+    (``k / 1e5``, as perl's printed R, P, F); None when a value is not, or an end lies too close to a rounding tie.
+
+    Perl sums floats in draw order; here the sums are exact (integers), so each resample mean m_r = S_r / (1e5 N)
+    differs from perl's by at most eps = (N + R + 16) 2^-52 max|v| (float summation bound, N and R terms); order
+    statistics, their interpolation and the average of the means move by at most 3 eps. Where every end is more
+    than 4 eps from a 5-decimal tie, ``"%7.5f"`` prints perl's figures exactly; otherwise the caller sums as perl.
+    """
+    n = len(ordered)
+    if not n or not np.isfinite(ordered).all():
+        return None
+    units = np.rint(ordered * 1e5)
+    largest = float(np.abs(units).max())
+    if not np.array_equal(units / 1e5, ordered) or largest * n * n_resamples >= 2**53:
+        return None
+    sums = _resample_unit_sums(units, n_resamples)
+    scale = 1e5 * n
+    average = sums.sum(axis=0) / (scale * n_resamples)  # integers below 2^53: the sum is exact in any order
+    result = _order_statistics(np.sort(sums, axis=0) / scale, average, confidence)
+    eps = (n + n_resamples + 16) * 2.0**-52 * float(np.abs(ordered).max())
+    margin = 1e5 * 4 * eps + 1e-9
+    for end in result:
+        scaled = end * 1e5
+        if (np.abs(scaled - np.floor(scaled) - 0.5) < margin).any():
+            return None
+    return result
+
+
 def perl_bootstrap(
     values: np.ndarray,
     eval_ids: Sequence[str] | None = None,
@@ -636,34 +736,21 @@ def perl_bootstrap(
     resample means; the interval ends are the order statistics ``delta = R (100 - c) / 200`` and
     ``R - delta - 1`` (interpolated as perl does). All three are ``"%7.5f"``-rounded.
     ``eval_ids`` default to "1".."N" (the order of the predictions).
+
+    For 5-decimal values (perl's figures) the resample sums are exact integer sums from per-case draw counts,
+    which print as perl's float sums unless an end is within rounding error of a tie; then (and for other values)
+    the draws are summed in perl's order.
     """
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     ids = [str(i + 1) for i in range(n)] if eval_ids is None else [str(x) for x in eval_ids]
     ordered = values[perl_sort_order(ids)]
-    means = np.empty((n_resamples, values.shape[1]))
-    chunk = max(1, 2**22 // n)  # resamples drawn at once
-    for start in range(0, n_resamples, chunk):
-        seeds = np.arange(start, min(start + chunk, n_resamples))
-        draws = (_drand48_states(seeds, n).astype(np.float64) * 2.0**-48) * float(n)
-        picks = np.ascontiguousarray(draws.astype(np.int64).T)  # (n, resamples): the t-th draw of each resample
-        total = ordered[picks[0]]
-        for pick in picks[1:]:  # running sums in draw order, as perl adds (a pairwise sum could differ in the last bit)
-            total += ordered[pick]
-        means[start : start + len(seeds)] = total / n
-    ranked = np.sort(means, axis=0)
-    average = np.cumsum(ranked, axis=0)[-1] / n_resamples
-    delta = n_resamples * ((100 - confidence) / 2.0) / 100.0
-    upper = int(n_resamples - delta - 1)
-    lower = int(delta)
-    ratio = n_resamples - delta - 1 - upper
-
-    def interpolate(index: int) -> np.ndarray:
-        above = ranked[index + 1] if index + 1 < n_resamples else np.zeros(values.shape[1])  # perl: undef is 0
-        return ranked[index] + (above - ranked[index]) * ratio
-
+    result = _bootstrap_from_units(ordered, n_resamples, confidence)
+    if result is None:
+        ranked = np.sort(_resample_means(ordered, n_resamples), axis=0)
+        result = _order_statistics(ranked, np.cumsum(ranked, axis=0)[-1] / n_resamples, confidence)
     rounded = np.vectorize(_r5, otypes=[np.float64])
-    return rounded(average), rounded(interpolate(lower)), rounded(interpolate(upper))
+    return tuple(rounded(end) for end in result)
 
 
 # ---------------------------------------------------------------------------------------------------------------------

@@ -49,11 +49,12 @@ Where perl itself fails, and what we do instead (documented, never NaN):
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
@@ -311,6 +312,14 @@ class TextOptions:
     byte_limit_bug: bool = False
 
 
+def _stemmer(wordnet_exceptions: bool) -> Callable[[str], str]:
+    """Perl's ``-m`` for one token longer than 3 letters: the WordNet exception's base form, else its Porter stem."""
+    if not wordnet_exceptions:
+        return porter_stem
+    exceptions = wordnet_exceptions_map()
+    return lambda token: exceptions.get(token) or porter_stem(token)
+
+
 def _make_token_filter(options: TextOptions) -> Callable[[list[str]], tuple[str, ...]]:
     """Raw tokens -> perl's tokens: stop words dropped (-s), then tokens longer than 3 letters stemmed (-m)."""
     stopwords = smart_stopwords() if options.remove_stopwords else None
@@ -318,7 +327,7 @@ def _make_token_filter(options: TextOptions) -> Callable[[list[str]], tuple[str,
         if stopwords is None:
             return tuple
         return lambda tokens: tuple(t for t in tokens if t not in stopwords)
-    exceptions = wordnet_exceptions_map() if options.wordnet_exceptions else {}
+    stem_word = _stemmer(options.wordnet_exceptions)
     stems: dict[str, str] = {}
 
     def stem(token: str) -> str:
@@ -326,7 +335,7 @@ def _make_token_filter(options: TextOptions) -> Callable[[list[str]], tuple[str,
         if out is None:
             if len(stems) > 2**18:
                 stems.clear()
-            out = stems[token] = exceptions.get(token) or porter_stem(token)
+            out = stems[token] = stem_word(token)
         return out
 
     def apply(tokens: list[str]) -> tuple[str, ...]:
@@ -548,13 +557,52 @@ def _ascii(text: str) -> str:
     return text if text.isascii() else _NON_ASCII.sub(" ", text)
 
 
+_TOKEN_OR_BREAK = re.compile(r"[a-z0-9]+|[\n\x00]")
+
+
+def _stemmed_texts(texts: list[str], stem: Callable[[str], str]) -> list[str]:
+    """The texts as perl's ``-m`` reads them, rewritten for rouge_score's tokenizer: every token (stemmed when
+    longer than 3 letters) followed by a space, newlines kept, so its tokens and lines are perl's. All texts are
+    tokenized in one pass (joined by NUL) and each distinct word is stemmed once. A stem that is not one
+    ``[a-z0-9]+`` token (the WordNet exception comics -> comic_strip) is renamed to a token no other word has: only
+    token identity counts."""
+    joined = "\x00".join(texts)
+    if joined.count("\x00") != len(texts) - 1:  # a NUL inside a text separates tokens, as any other symbol
+        joined = "\x00".join(text.replace("\x00", " ") for text in texts)
+    tokens = _TOKEN_OR_BREAK.findall(_ascii(joined).lower())  # blank non-ASCII first: "İ".lower() has an "i"
+    table = {word: stem(word) if len(word) > 3 else word for word in set(tokens)}
+    if stem is not porter_stem:
+        odd = sorted({out for out in table.values() if not _TOKEN.fullmatch(out)} - {"\n", "\x00"})
+        if odd:
+            taken = set(table.values())
+            names = (name for k in itertools.count() if (name := f"{k}x0") not in taken)
+            renamed = dict(zip(odd, names))
+            table = {word: renamed.get(out, out) for word, out in table.items()}
+    return " ".join(map(table.__getitem__, tokens)).split("\x00")
+
+
+def shared_texts(
+    predictions: list[str], references: list[list[str]], options: TextOptions
+) -> tuple[list[str], list[list[str]]] | None:
+    """Texts whose rouge_score tokens and lines are perl's (:func:`shared_ratios`): non-ASCII characters blanked,
+    tokens stemmed under ``use_stemmer``; None where the shared route does not apply (stop words, limits)."""
+    if replace(options, use_stemmer=False, wordnet_exceptions=False) != TextOptions():
+        return None
+    if not options.use_stemmer:
+        return [_ascii(text) for text in predictions], [[_ascii(text) for text in texts] for texts in references]
+    texts = _stemmed_texts(predictions + [text for texts in references for text in texts],
+                           _stemmer(options.wordnet_exceptions))  # fmt: skip
+    preds, rest = texts[: len(predictions)], iter(texts[len(predictions) :])
+    return preds, [[next(rest) for _ in texts] for texts in references]
+
+
 def shared_ratios(
     predictions: list[str], references: list[list[str]], rouge_types: Sequence[RougeType], multi_ref: str
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Unrounded (R, P) per example of ROUGE-N / ROUGE-L types without stemming, stop words or limits, from
-    :func:`~nlgmetrics.lexical.rouge.compute_rouge`'s rouge_score flavor (``tokenizer="rouge_score"`` on the texts
-    with non-ASCII characters blanked; perl's ROUGE-L is its rougeLsum): the same hits and counts, so one
-    implementation (and its speed) serves both flavors. ``multi_ref="average"`` is perl's -f A there; perl's -f B
+    """Unrounded (R, P) per example of ROUGE-N / ROUGE-L types without stop words or limits, from
+    :func:`~nlgmetrics.lexical.rouge.compute_rouge`'s rouge_score flavor (``tokenizer="rouge_score"`` on
+    :func:`shared_texts`; perl's ROUGE-L is its rougeLsum): the same hits and counts, so one implementation (and its
+    speed) serves both flavors. ``multi_ref="average"`` is perl's -f A there; perl's -f B
     (best recall, not best F) scores each reference alone and keeps the first with the highest recall."""
     names = {t.name: "rougeLsum" if t.kind == "L" else t.name for t in rouge_types}
 
@@ -566,8 +614,7 @@ def shared_ratios(
         return {ours: (np.array(out[f"{theirs}_recall"]), np.array(out[f"{theirs}_precision"]))
                 for ours, theirs in names.items()}  # fmt: skip
 
-    preds = [_ascii(text) for text in predictions]
-    refs = [[_ascii(text) for text in texts] for texts in references]
+    preds, refs = predictions, references
     if multi_ref == "average" or all(len(texts) == 1 for texts in refs):
         return ratios(preds, refs)
     n = len(preds)
@@ -841,9 +888,12 @@ def rouge155_scores(
         raise ValueError(f"alpha must be a number in [0, 1] (perl's -p; 0.5 is F1), got {alpha!r}.")
     alpha = float(alpha)
     figures: dict[str, np.ndarray] = {}
-    shared = [t for t in types if t.kind in ("N", "L")] if options == TextOptions() else []
-    if shared:
-        for name, (recall, precision) in shared_ratios(preds, refs, shared, multi_ref).items():
+    shared = [t for t in types if t.kind in ("N", "L")]
+    texts = shared_texts(preds, refs, options) if shared else None
+    if texts is None:
+        shared = []
+    else:
+        for name, (recall, precision) in shared_ratios(*texts, shared, multi_ref).items():
             figures[name] = perl_figures(recall, precision, alpha)
     own = [t for t in types if t not in shared]
     if own:

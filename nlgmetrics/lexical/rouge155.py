@@ -60,7 +60,7 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical.rouge import (
@@ -557,35 +557,33 @@ def _ascii(text: str) -> str:
     return text if text.isascii() else _NON_ASCII.sub(" ", text)
 
 
-_RAW_TOKEN_OR_BREAK = re.compile(r"[A-Za-z0-9]+|[\n\x00]")  # ASCII only: other characters separate tokens
+# bytes: A-Z lowercased, a-z and 0-9 kept, a newline -> \x01, a NUL (between texts) -> \x02, all else a space
+_TOKEN_BYTES = bytes(
+    c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 else {10: 1, 0: 2}.get(c, 32) for c in range(256)
+)
 
 
 def _stemmed_texts(texts: list[str], stem: Callable[[str], str]) -> list[str]:
     """The texts as perl's ``-m`` reads them, rewritten for rouge_score's tokenizer: every token (stemmed when
     longer than 3 letters) followed by a space, newlines kept, so its tokens and lines are perl's. All texts are
-    tokenized in one pass (joined by NUL) and each distinct word is lowercased (ASCII only, as perl) and stemmed
-    once. A stem that is not one ``[a-z0-9]+`` token (the WordNet exception comics -> comic_strip) is renamed to a
-    token no other word has: only token identity counts."""
+    tokenized in one pass (ASCII bytes, joined by NUL; a non-ASCII character is a separator, "?") and each
+    distinct word is stemmed once. A stem that is not one ``[a-z0-9]+`` token (the WordNet exception comics ->
+    comic_strip) is renamed to a token no other word has: only token identity counts."""
     joined = "\x00".join(texts)
     if joined.count("\x00") != len(texts) - 1:  # a NUL inside a text separates tokens, as any other symbol
         joined = "\x00".join(text.replace("\x00", " ") for text in texts)
-    tokens = _RAW_TOKEN_OR_BREAK.findall(joined)
-    stems: dict[str, str] = {}
-    table: dict[str, str] = {}
-    for word in set(tokens):
-        low = word.lower()
-        out = stems.get(low)
-        if out is None:
-            out = stems[low] = stem(low) if len(low) > 3 else low
-        table[word] = out
+    data = joined.encode("ascii", "replace").translate(_TOKEN_BYTES)
+    tokens = data.replace(b"\x01", b" \x01 ").replace(b"\x02", b" \x02 ").split()
+    table = {word: word if len(word) <= 3 else stem(word.decode()).encode() for word in set(tokens)}
     if stem is not porter_stem:
-        odd = sorted({out for out in stems.values() if not _TOKEN.fullmatch(out)} - {"\n", "\x00"})
+        odd = sorted({out for out in table.values() if not _TOKEN.fullmatch(out.decode())} - {b"\x01", b"\x02"})
         if odd:
-            taken = set(stems.values())
-            names = (name for k in itertools.count() if (name := f"{k}x0") not in taken)
+            taken = set(table.values())
+            names = (name for k in itertools.count() if (name := f"{k}x0".encode()) not in taken)
             renamed = dict(zip(odd, names))
             table = {word: renamed.get(out, out) for word, out in table.items()}
-    return " ".join(map(table.__getitem__, tokens)).split("\x00")
+    table[b"\x01"] = b"\n"
+    return b" ".join(map(table.__getitem__, tokens)).decode().split("\x02")
 
 
 def shared_texts(
@@ -695,6 +693,12 @@ def _resample_means(ordered: np.ndarray, n_resamples: int) -> np.ndarray:
     return means
 
 
+@cache
+def _threadpools() -> ThreadpoolController:
+    """The loaded thread pools, found once (a search takes milliseconds)."""
+    return ThreadpoolController()
+
+
 def _resample_unit_sums(units: np.ndarray, n_resamples: int) -> np.ndarray:
     """Exact sums of ``units`` (integers as float64, cases x columns) over each resample's N draws, as
     draws-per-case @ units. Resample r's state t is ``r B_t + D_t mod 2^48`` (x_0 = r 2^16 + 0x330E); its draw is
@@ -712,7 +716,7 @@ def _resample_unit_sums(units: np.ndarray, n_resamples: int) -> np.ndarray:
     states = np.empty((chunk, n), dtype=np.uint64)
     floats = np.empty((chunk, n))
     counts = np.empty((chunk, n))
-    with threadpool_limits(limits=1, user_api="blas"):  # OpenBLAS's threads cost far more than they save here
+    with _threadpools().limit(limits=1, user_api="blas"):  # OpenBLAS's threads cost far more than they save here
         for start in range(0, n_resamples, chunk):
             rows = min(chunk, n_resamples - start)
             state, draw, count = states[:rows], floats[:rows], counts[:rows]

@@ -606,10 +606,12 @@ def shared_ratios(
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Unrounded (R, P) per example of ROUGE-N / ROUGE-L types without stop words or limits, from
     :func:`~nlgmetrics.lexical.rouge.compute_rouge`'s rouge_score flavor (``tokenizer="rouge_score"`` on
-    :func:`shared_texts`; perl's ROUGE-L is its rougeLsum): the same hits and counts, so one implementation (and its
-    speed) serves both flavors. ``multi_ref="average"`` is perl's -f A there; perl's -f B
-    (best recall, not best F) scores each reference alone and keeps the first with the highest recall."""
-    names = {t.name: "rougeLsum" if t.kind == "L" else t.name for t in rouge_types}
+    :func:`shared_texts`; perl's ROUGE-L is its rougeLsum, or rougeL where no text has two lines): the same hits and
+    counts, so one implementation (and its speed) serves both flavors. ``multi_ref="average"`` is perl's -f A there;
+    perl's -f B (best recall, not best F) scores each reference alone and keeps the first with the highest recall."""
+    lines = any("\n" in text for text in predictions) or any("\n" in text for texts in references for text in texts)
+    summary = "rougeLsum" if lines else "rougeL"  # one line each: one LCS, the same hits; rougeL is faster
+    names = {t.name: summary if t.kind == "L" else t.name for t in rouge_types}
 
     def ratios(preds: list[str], refs: list) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         out = compute_rouge(
@@ -711,7 +713,7 @@ def _resample_unit_sums(units: np.ndarray, n_resamples: int) -> np.ndarray:
     scale = float(n) * 2.0**-48
     sums = np.empty((n_resamples, units.shape[1]))
     chunk = max(1, min(n_resamples, 2**16 // n))  # resamples per block; blocks reuse buffers that stay in cache
-    seeds = np.arange(n_resamples, dtype=np.uint64)[:, None]
+    first = (np.arange(chunk, dtype=np.uint64)[:, None] * step + base) & mask  # the states of resamples 0..chunk-1
     offsets = np.arange(0, chunk * n, n)[:, None]  # flat index of each resample's row in the counts block
     states = np.empty((chunk, n), dtype=np.uint64)
     floats = np.empty((chunk, n))
@@ -720,8 +722,7 @@ def _resample_unit_sums(units: np.ndarray, n_resamples: int) -> np.ndarray:
         for start in range(0, n_resamples, chunk):
             rows = min(chunk, n_resamples - start)
             state, draw, count = states[:rows], floats[:rows], counts[:rows]
-            np.multiply(seeds[start : start + rows], step, out=state)
-            state += base
+            np.add(first[:rows], np.uint64(start) * step, out=state)  # resample start + i: first[i] + start B
             state &= mask
             picks = state.view(np.int64)  # below 2^48: int64 -> float64 is exact
             np.multiply(picks, scale, out=draw)

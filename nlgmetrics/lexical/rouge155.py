@@ -622,7 +622,9 @@ def shared_ratios(
                 for ours, theirs in names.items()}  # fmt: skip
 
     preds, refs = predictions, references
-    if multi_ref == "average" or all(len(texts) == 1 for texts in refs):
+    if all(len(texts) == 1 for texts in refs):
+        return ratios(preds, [texts[0] for texts in refs])  # plain strings: no per-example reference lists
+    if multi_ref == "average":
         return ratios(preds, refs)
     n = len(preds)
     best = {t.name: (np.full(n, -1.0), np.zeros(n), np.zeros(n)) for t in rouge_types}  # selection, R, P

@@ -14,7 +14,11 @@ from conftest import DATA
 from nlgmetrics.lexical.rouge import compute_rouge
 from nlgmetrics.lexical.rouge155 import (
     TextOptions,
+    _bootstrap_from_units,
+    _order_statistics,
+    _r5,
     _reader,
+    _resample_means,
     compute_rouge155,
     drand48_stream,
     parse_rouge155_types,
@@ -24,6 +28,7 @@ from nlgmetrics.lexical.rouge155 import (
     read_units,
     rouge155_scores,
     score_example,
+    shared_texts,
     smart_stopwords,
     wordnet_exceptions_map,
 )
@@ -330,3 +335,45 @@ def test_evaluate_module_takes_the_perl_flavor():
     assert through == direct and 0 < direct["rougeSU4"][0] < 1
     with pytest.raises(ValueError, match="apply to flavor='rouge_score' only"):
         compute_rouge(["a"], ["a"], flavor="rouge155", lang="de")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# the fast routes equal the plain ones
+def test_stemmed_shared_route_equals_perls_reading():
+    """-m ROUGE-N/L through the rouge_score route (texts rewritten to perl's stemmed tokens) equal the figures of
+    perl's own reading, with a NUL, non-ASCII letters, empty lines and a two-word WordNet base (comics ->
+    comic_strip, renamed to a token no word has, here not 0x0 or 1x0)."""
+    preds = ["The comics were 0x0 comic strips.\nİstanbul\x00agreement K\u212a", "", "...\n\n comics comic_strip",
+             "Relational generalization yelling", "a\x00b"]  # fmt: skip
+    refs = [["comic_strip comics 0x0 1x0 were agreements"], ["x"], ["comic strip\ncomics", "strip comics"],
+            ["relate general yell", "generalizations"], ["a b\x00\x00"]]  # fmt: skip
+    types = parse_rouge155_types(["rouge1", "rouge2", "rougeL"])
+    for exceptions in (False, True):
+        options = TextOptions(use_stemmer=True, wordnet_exceptions=exceptions)
+        assert shared_texts(preds, refs, options) is not None
+        read = _reader(options)
+        for multi_ref in ("average", "best"):
+            want = np.array([score_example(types, read(p), [read(r) for r in rs], multi_ref, 0.5)
+                             for p, rs in zip(preds, refs)])  # fmt: skip
+            got = rouge155_scores(preds, refs, [t.name for t in types], use_stemmer=True,
+                                  wordnet_exceptions=exceptions, multi_ref=multi_ref)  # fmt: skip
+            for k, t in enumerate(types):
+                assert got[t.name].tolist() == want[:, k, :].tolist(), (exceptions, multi_ref, t.name)
+
+
+def test_bootstrap_integer_sums_equal_perls_float_sums():
+    """The exact-sum bootstrap prints what perl's float sums in draw order print (5-decimal values, several sizes,
+    resample counts and confidences); a value that is not a 5-decimal figure takes perl's own sums."""
+    rng = np.random.default_rng(7)
+    fast_checked = 0
+    for n, n_resamples, confidence in ((1, 10, 95), (37, 1000, 95), (300, 200, 90), (1234, 100, 99), (3004, 50, 95)):
+        values = np.array([[float(f"{x:.5f}") for x in row] for row in rng.random((n, 3)).tolist()])
+        ranked = np.sort(_resample_means(values, n_resamples), axis=0)
+        perl = _order_statistics(ranked, np.cumsum(ranked, axis=0)[-1] / n_resamples, confidence)
+        fast = _bootstrap_from_units(values, n_resamples, confidence)
+        if fast is not None:
+            fast_checked += 1
+            for mine, theirs in zip(fast, perl):
+                assert [_r5(x) for x in mine] == [_r5(x) for x in theirs]
+    assert fast_checked >= 4
+    assert _bootstrap_from_units(np.array([[0.123456], [0.5]]), 10, 95) is None

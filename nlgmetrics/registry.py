@@ -15,6 +15,7 @@ METRICS: dict[str, str] = {
     "nist": "nlgmetrics.lexical.nist:compute_nist",
     "rouge": "nlgmetrics.lexical.rouge:compute_rouge",
     "meteor": "nlgmetrics.lexical.meteor:compute_meteor",
+    "ter": "nlgmetrics.lexical.ter:compute_ter",
     "bertscore": "nlgmetrics.semantic.bertscore:compute_bertscore",
     "moverscore": "nlgmetrics.semantic.moverscore:compute_moverscore",
 }

@@ -97,15 +97,8 @@ def _banded_rows(words: Sequence[int], m: int, beam: Sequence[tuple[int, int]], 
             start = 1
         left = row[start - 1]
         for j in range(start, hi):
-            best = prev[j - 1] + 1 - ((eq >> (j - 1)) & 1)
-            up = prev[j] + 1
-            if up < best:
-                best = up
-            if left + 1 < best:
-                best = left + 1
-            if best > _INF:
-                best = _INF
-            row[j] = left = best
+            # unreachable cells stay _INF, as sacrebleu's
+            row[j] = left = min(prev[j - 1] + 1 - ((eq >> (j - 1)) & 1), prev[j] + 1, left + 1, _INF)
         rows.append(row)
     return rows
 
@@ -152,10 +145,10 @@ def _alignment(words: Sequence[int], m: int, value) -> tuple[list[int], list[int
         else:
             j, v = j - 1, v - 1
             align[j], ref_err[j] = i - 1, 1
-    for i in range(i):
-        hyp_err[i] = 1
-    for j in range(j):
-        align[j], ref_err[j] = -1, 1
+    for rest in range(i):  # deletions down the first column
+        hyp_err[rest] = 1
+    for rest in range(j):  # insertions along the first row
+        align[rest], ref_err[rest] = -1, 1
     hyp_cum, ref_cum = [0], [0]
     for err in hyp_err:
         hyp_cum.append(hyp_cum[-1] + err)
@@ -298,6 +291,12 @@ class TER:
     no_punct: bool = False
     asian_support: bool = False
     case_sensitive: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("normalized", "no_punct", "asian_support", "case_sensitive"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.")
 
     def tokenize(self, text: str) -> tuple[str, ...]:
         """Tokens of ``text`` as sacrebleu's TER sees them (trailing whitespace stripped first)."""

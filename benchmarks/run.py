@@ -20,7 +20,7 @@ from pathlib import Path
 
 from benchmarks.common import DEFAULT_DATA
 
-BENCHMARKS = ["bleu", "nist", "rouge", "meteor", "bertscore", "moverscore"]
+BENCHMARKS = ["bleu", "nist", "ter", "rouge", "meteor", "bertscore", "moverscore"]
 RESULTS = Path(__file__).resolve().parent / "results"
 
 

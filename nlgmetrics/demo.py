@@ -20,6 +20,7 @@ DEMO = {
     "nist": ({}, ["nist"]),
     "rouge": ({}, ["rouge1", "rouge2", "rougeL", "rougeLsum"]),
     "meteor": ({}, ["meteor"]),
+    "ter": ({}, ["score"]),
     "bertscore": ({"model_type": BUNDLED_ENCODER_ID}, ["precision", "recall", "f1"]),
     "moverscore": ({"model_type": BUNDLED_ENCODER_ID}, ["moverscore"]),
 }

@@ -69,7 +69,7 @@ def test_decodes_and_matches_the_core():
     for key, value in expected.items():
         assert isinstance(got[key], float) and got[key] == pytest.approx(value, abs=1e-6), key
     headline = {"bleu": "bleu", "rouge": "rougeLsum", "meteor": "meteor", "bertscore": "bertscore_f1",
-                "moverscore": "moverscore", "nist": "nist"}
+                "moverscore": "moverscore", "nist": "nist", "ter": "ter"}
     assert all(headline[name] in got for name in names)
     assert got["gen_len"] == pytest.approx(np.mean([len(TOKENIZER(p)["input_ids"]) + 1 for p in predictions]))
 

@@ -26,7 +26,7 @@ LIST_MEANS: dict[str, dict[str, str]] = {
     "moverscore": {"scores": "moverscore"},
 }
 #: scalar result keys reported under another flat name.
-RENAMES: dict[str, dict[str, str]] = {"moverscore": {"mean": "moverscore"}}
+RENAMES: dict[str, dict[str, str]] = {"moverscore": {"mean": "moverscore"}, "ter": {"score": "ter"}}
 #: scalar keys left out of the flat summary because another key carries the same number.
 SKIP: dict[str, frozenset[str]] = {"bleu": frozenset({"sys_len", "ref_len"}), "nist": frozenset({"nist_mt"})}
 #: metrics that read sentence boundaries from newlines (rougeLsum).

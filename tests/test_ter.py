@@ -298,3 +298,15 @@ def test_evaluate_module_doctest_and_bad_input():
     module.add_batch(predictions=["a b c d"], references=["a b c d"])
     module.add_batch(predictions=["e f g h"], references=[["x", "e f g h"]])
     assert module.compute()["score"] == 0.0
+
+
+def test_bit_parallel_distance_is_levenshtein():
+    rng = random.Random(7)
+    for _ in range(300):
+        vocab = rng.choice([2, 5, 40])
+        ref = [str(rng.randrange(vocab)) for _ in range(rng.randint(1, 70))]
+        hyp = [str(rng.randrange(vocab)) for _ in range(rng.randint(0, 70))]
+        masks = ter_module._reference_masks(tuple(ref))
+        full = (1 << len(ref)) - 1
+        vp, vn = ter_module._myers([masks.get(w, 0) for w in hyp], full, full, 0)
+        assert len(hyp) + vp.bit_count() - vn.bit_count() == _levenshtein(hyp, ref)

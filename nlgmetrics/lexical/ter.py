@@ -104,10 +104,14 @@ def _banded_rows(words: Sequence[int], m: int, beam: Sequence[tuple[int, int]], 
 
 
 # -- Myers' bit-parallel Levenshtein ----------------------------------------------------------------------------
-def _myers_rows(words: Sequence[int], full: int) -> tuple[list[int], list[int]]:
-    """Per row i, bitmasks of the columns j where ``D[i][j] - D[i][j-1]`` is +1 and -1 (bit j-1)."""
-    vp, vn = full, 0
-    plus, minus = [vp], [vn]
+def _myers(
+    words: Sequence[int], full: int, vp: int, vn: int, plus: list[int] | None = None, minus: list[int] | None = None
+) -> tuple[int, int]:
+    """Myers' step over ``words`` from the row given by ``vp``/``vn``; the rows are appended to ``plus``/``minus``.
+
+    ``vp``/``vn``: bitmasks of the columns j where ``D[i][j] - D[i][j-1]`` is +1 / -1 (bit j-1); row 0 is
+    ``(full, 0)`` and ``D[i][0] = i``, so ``D[i][m] = i + popcount(vp) - popcount(vn)``.
+    """
     for eq in words:
         x = eq | vn
         d0 = (((eq & vp) + vp) ^ vp) | x
@@ -115,9 +119,10 @@ def _myers_rows(words: Sequence[int], full: int) -> tuple[list[int], list[int]]:
         hn = (vp & d0) << 1
         vp = (hn | ~(d0 | hp)) & full
         vn = d0 & hp & full
-        plus.append(vp)
-        minus.append(vn)
-    return plus, minus
+        if plus is not None:
+            plus.append(vp)
+            minus.append(vn)
+    return vp, vn
 
 
 def _alignment(words: Sequence[int], m: int, value) -> tuple[list[int], list[int], list[int]]:
@@ -222,7 +227,8 @@ def ter_edits(words: tuple[int, ...], m: int) -> int:
         return n + m
     beam, bound = _beam(n, m)
     full = (1 << m) - 1
-    plus, minus = _myers_rows(words, full)
+    plus, minus = [full], [0]
+    _myers(words, full, full, 0, plus, minus)
     dist = n + plus[n].bit_count() - minus[n].bit_count()
     banded = None
     if dist >= bound:  # the beam may bind: sacrebleu's rows
@@ -246,21 +252,12 @@ def ter_edits(words: tuple[int, ...], m: int) -> int:
         for length, start, target in dict.fromkeys(candidates):
             shifted = _perform_shift(words, start, length, target)
             cost = unrestricted.get(shifted)
+            first = min(start, target)  # the rows before the first moved word are the current hypothesis'
             if cost is None:
-                first = min(start, target)
-                vp, vn = plus[first], minus[first]
-                for eq in shifted[first:]:
-                    x = eq | vn
-                    d0 = (((eq & vp) + vp) ^ vp) | x
-                    hp = ((vn | ~(d0 | vp)) << 1) | 1
-                    hn = (vp & d0) << 1
-                    vp = (hn | ~(d0 | hp)) & full
-                    vn = d0 & hp & full
+                vp, vn = _myers(shifted[first:], full, plus[first], minus[first])
                 cost = unrestricted[shifted] = n + vp.bit_count() - vn.bit_count()
-            if bound <= cost < dist:  # a possible improvement where the beam may bind: sacrebleu's value
-                if banded is None:
-                    banded = _banded_rows(words, m, beam, [list(range(m + 1))])
-                cost = _banded_rows(shifted, m, beam, banded[: min(start, target) + 1])[n][m]
+            if bound <= cost < dist:  # a possible improvement where the beam may bind (so banded is set)
+                cost = _banded_rows(shifted, m, beam, banded[: first + 1])[n][m]
             key = (dist - cost, length, -start, -target)
             if best is None or key > best[0]:
                 best = (key, shifted, cost)
@@ -268,7 +265,8 @@ def ter_edits(words: tuple[int, ...], m: int) -> int:
             break
         shifts += 1
         _, words, dist = best
-        plus, minus = _myers_rows(words, full)
+        plus, minus = [full], [0]
+        _myers(words, full, full, 0, plus, minus)
         banded = _banded_rows(words, m, beam, [list(range(m + 1))]) if dist >= bound else None
     return shifts + dist
 

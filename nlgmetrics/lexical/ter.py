@@ -1,7 +1,7 @@
 """TER, translation edit rate (Snover et al., 2006), with sacrebleu 2.6 semantics, edit for edit.
 
-Flow: text -> Tercom tokens (``nlgmetrics.text.tercom``) -> per-segment statistics ``[num_edits, ref_length]`` ->
-summed -> score::
+Flow: text -> Tercom tokens (``nlgmetrics.text.tercom``; references tokenized twice, as sacrebleu does) ->
+per-segment statistics ``[num_edits, ref_length]`` -> summed -> score::
 
     TER = 100 * sum(num_edits) / sum(ref_length)      (100 if the references are empty and edits > 0, else 0)
 
@@ -300,12 +300,18 @@ class TER:
         """Tokens of ``text`` as sacrebleu's TER sees them (trailing whitespace stripped first)."""
         return tokenize_tercom(text.rstrip(), self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
 
+    def reference_tokens(self, text: str) -> tuple[str, ...]:
+        """Tokens of a reference: sacrebleu 2.6 tokenizes references twice (once when it caches them, once more when
+        it splits them into words), which matters with ``normalized``: ``Nima's,`` gives ``nima's ,`` the first
+        time and ``nima 's ,`` the second."""
+        return self.tokenize(" ".join(self.tokenize(text)))
+
     def segment_statistics(self, prediction: str, references: Sequence[str]) -> list[float]:
         """``[num_edits, ref_length]``: fewest edits over the references and their average length."""
         hyp = self.tokenize(prediction)
         best, total = None, 0
         for reference in references:
-            ref = self.tokenize(reference)
+            ref = self.reference_tokens(reference)
             masks = _reference_masks(ref)
             edits = ter_edits(tuple(masks.get(word, 0) for word in hyp), len(ref))
             total += len(ref)

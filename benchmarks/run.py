@@ -20,7 +20,8 @@ from pathlib import Path
 
 from benchmarks.common import DEFAULT_DATA
 
-BENCHMARKS = ["bleu", "evaluate", "nist", "chrf", "rouge", "rouge155", "meteor", "bertscore", "moverscore", "compare"]
+BENCHMARKS = ["bleu", "evaluate", "nist", "chrf", "ter", "rouge", "rouge155", "meteor", "bertscore", "moverscore",
+              "compare"]
 RESULTS = Path(__file__).resolve().parent / "results"
 
 

@@ -54,6 +54,7 @@ class MetricSpec:
       ``corpus_statistics(predictions, references) -> (n_segments, k) array`` and ``score_from_statistics(row)``
       (a score on the metric's reporting scale, or an object with ``.score``). Paired tests resample these rows.
       ``statistics_options``: the compute function's option names that the class spells otherwise.
+    - ``higher_is_better``: False for error rates (TER), so lm-eval and reports rank systems the right way.
     """
 
     name: str
@@ -73,6 +74,7 @@ class MetricSpec:
     refused_per_example: Mapping[str, str] = field(default_factory=_frozen)
     statistics: str | None = None
     statistics_options: Mapping[str, str] = field(default_factory=_frozen)
+    higher_is_better: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING):
@@ -180,6 +182,12 @@ SPECS: dict[str, MetricSpec] = {
             per_example={"scores": "sentence_chrf"}, per_example_options={"sentence_scores": True},
             corpus_level=True, flat_renames={"score": "chrf"}, flat_skip=frozenset({"char_order", "word_order", "beta"}),
             refused_per_example=_BOOTSTRAP_REFUSED, statistics="nlgmetrics.lexical.chrf:CHRF",
+        ),
+        MetricSpec(
+            "ter", "nlgmetrics.lexical.ter:compute_ter", LEXICAL, headline=("ter",),
+            per_example={"scores": "sentence_ter"}, per_example_options={"sentence_scores": True},
+            corpus_level=True, flat_renames={"score": "ter"}, flat_skip=frozenset({"num_edits", "ref_length"}),
+            refused_per_example=_BOOTSTRAP_REFUSED, statistics="nlgmetrics.lexical.ter:TER", higher_is_better=False,
         ),
         MetricSpec(
             "rouge", "nlgmetrics.lexical.rouge:compute_rouge", LEXICAL,

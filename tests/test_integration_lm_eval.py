@@ -21,7 +21,7 @@ from lm_eval.api import registry  # noqa: E402
 
 import nlgmetrics.integration.lm_eval as nlgm  # noqa: E402
 from nlgmetrics.integration.suite import compute_suite, flatten_result  # noqa: E402
-from nlgmetrics.registry import available_metrics  # noqa: E402
+from nlgmetrics.registry import SPECS, available_metrics  # noqa: E402
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
 
 from conftest import REPO  # noqa: E402
@@ -43,7 +43,8 @@ def test_registered_names_do_not_collide_with_lm_eval():
         assert name.startswith("nlgm_")
         assert registry.metric_registry.get(name) is getattr(nlgm, name)
         assert registry.get_metric_aggregation(name) is registry.aggregation_registry.get(name)
-        assert registry.is_higher_better(name) is True
+        assert registry.is_higher_better(name) is SPECS[names[name][0]].higher_is_better  # TER: lower is better
+    assert "nlgm_ter" not in names or registry.is_higher_better("nlgm_ter") is False
     assert "bleu" in registry.metric_registry and registry.metric_registry.get("bleu").__module__ == "lm_eval.api.metrics"
     expected = {"nlgm_bleu", "nlgm_rouge1", "nlgm_rouge2", "nlgm_rougeL", "nlgm_rougeLsum", "nlgm_meteor",
                 "nlgm_bertscore_precision", "nlgm_bertscore_recall", "nlgm_bertscore_f1", "nlgm_moverscore"}

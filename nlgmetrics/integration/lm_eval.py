@@ -153,7 +153,8 @@ def register(metrics: list[str] | None = None) -> list[str]:
             registry.register_aggregation(name)(_make_aggregation(name, metric, key))
         if name not in registry.metric_registry:
             registry.register_metric(
-                metric=name, higher_is_better=True, output_type="generate_until", aggregation=name
+                metric=name, higher_is_better=SPECS[metric].higher_is_better, output_type="generate_until",
+                aggregation=name,
             )(passthrough)
         names.append(name)
     return names

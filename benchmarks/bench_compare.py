@@ -72,7 +72,8 @@ def _commands(reference: list[str], systems: dict[str, list[str]], metrics: list
         for name, lines in systems.items():
             files.append(Path(folder) / name)
             files[-1].write_text("\n".join(lines) + "\n", encoding="utf-8")
-        theirs = [sys.executable, "-m", "sacrebleu", str(ref), "-i", *map(str, files), "-m", *metrics, "--paired-bs"]
+        theirs = [sys.executable, "-m", "sacrebleu", str(ref), "-i", *map(str, files), "-m", *metrics, "--paired-bs",
+                  "-f", "text"]  # sacrebleu's default JSON output crashes on its float32 results
         ours = [sys.executable, "-m", "nlgmetrics.cli", "compare", "-r", str(ref), "--baseline", str(files[0]),
                 *map(str, files[1:]), "-m", *metrics, "--paired-bs"]
         out = {}

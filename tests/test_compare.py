@@ -75,6 +75,20 @@ def test_chrf_paired_tests_equal_sacrebleu(wmt, paired, word_order):
             oracle.score, oracle.p_value, oracle.mean, oracle.ci)
 
 
+@pytest.mark.parametrize("paired", ["bs", "ar"])
+def test_ter_paired_tests_equal_sacrebleu(wmt, paired):
+    systems, refs = wmt
+    systems = {name: lines[:150] for name, lines in systems.items()}
+    expected = _sacrebleu_paired(systems, refs[:150], "uedin-nmt", paired, 500,
+                                 n_ar_confidence=-1 if paired == "bs" else 100, metric="ter")
+    rows = compare(systems, refs[:150], ["ter"], baseline="uedin-nmt", paired=paired, n_trials=500,
+                   n_resamples=500 if paired == "bs" else 100)
+    for row in rows:
+        oracle = expected[row["system"]]
+        assert (row["score"], row["p_value"], row["mean"], row["ci"]) == (
+            oracle.score, oracle.p_value, oracle.mean, oracle.ci)
+
+
 def test_same_seed_same_numbers_in_any_system_order(wmt):
     systems, refs = wmt
     forward = compare(systems, refs, ["bleu", "rouge"], baseline="uedin-nmt", n_resamples=200)

@@ -325,13 +325,17 @@ class TER:
         return np.array(rows, dtype=np.float64).reshape(len(rows), 2)
 
     def score_from_statistics(self, stats: Sequence) -> TERScore:
-        """TER from summed (or one segment's) statistics."""
-        edits, ref_length = stats[0], float(stats[1])
+        """TER from summed (or one segment's) statistics (float32 statistics, sacrebleu's bootstrap resamples: a
+        float32 score, as sacrebleu computes it; see nlgmetrics.comparison)."""
+        edits, ref_length = stats[0], stats[1]
+        float32 = isinstance(ref_length, np.float32)
+        if not float32:
+            ref_length = float(ref_length)
         if ref_length > 0:
             score = edits / ref_length
         else:  # empty references: 100 if anything is to be deleted, else 0
             score = 1.0 if edits > 0 else 0.0
-        return TERScore(100 * float(score), int(edits), ref_length)
+        return TERScore(100 * score if float32 else 100 * float(score), int(edits), float(ref_length))
 
     def corpus_score(self, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> TERScore:
         return self.score_from_statistics(self.corpus_statistics(predictions, references).sum(axis=0))

@@ -66,6 +66,12 @@ def _per_example(name: str, key: str, **options) -> Callable[[list[str], list[st
     return score
 
 
+def _negated(scorer: Callable[[list[str], list[str]], list[float]]) -> Callable[[list[str], list[str]], list[float]]:
+    def score(predictions, references):
+        return [-value for value in scorer(predictions, references)]
+    return score
+
+
 def _layer_mean(key: str, layers: Sequence[int], **options) -> Callable[[list[str], list[str]], list[float]]:
     """A layer ensemble: the mean over ``layers`` of BERTScore's per-example ``key`` (one call per layer; the shared
     cache keeps each layer's embeddings)."""
@@ -82,6 +88,11 @@ def configurations() -> dict[str, tuple[str, Callable]]:
     configs: dict[str, tuple[str, Callable]] = {}
     if "bleu" in available:
         configs["SentBLEU (exp smoothing)"] = ("SentBLEU", _per_example("bleu", "scores", sentence_scores=True))
+    if "chrf" in available:
+        configs["sentence chrF"] = ("chrF", _per_example("chrf", "scores", sentence_scores=True))
+        configs["sentence chrF++"] = ("chrF", _per_example("chrf", "scores", sentence_scores=True, word_order=2))
+    if "ter" in available:  # an error rate: its negation, so that a positive r means agreement
+        configs["sentence TER (negated)"] = ("TER", _negated(_per_example("ter", "scores", sentence_scores=True)))
     if "meteor" in available:
         configs["METEOR"] = ("METEOR", _per_example("meteor", "scores"))
     if "rouge" in available:
@@ -143,6 +154,11 @@ def main() -> int:
         print(f"{name:<40} r=" + " ".join(f"{row['pearson'][p]:.3f}" for p in pairs)
               + f"  avg {row['pearson_avg']:.3f}  ({time.perf_counter() - start:.0f}s)", flush=True)
 
+    earlier = RESULTS / f"validity{'-quick' if args.quick else ''}.json"
+    if args.only and earlier.is_file():  # --only: the other configurations' last results are kept
+        kept = json.loads(earlier.read_text())
+        if kept.get("pairs") == pairs:
+            table = {**kept["results"], **table}
     selected = {}
     if args.select_on in pairs:
         for family in sorted({row["family"] for row in table.values()}):

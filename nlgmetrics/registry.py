@@ -16,7 +16,7 @@ import importlib
 import importlib.util
 import inspect
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -126,18 +126,22 @@ class MetricSpec:
         for key, value in options.items():
             name = self.aliases.get(key, key)
             if name not in known and "**" not in types:
-                raise ValueError(unknown_option_message(self.name, key, known))
+                raise ValueError(unknown_option_message(self.name, [key], known))
             if name in out:
                 raise ValueError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
             out[name] = value
         return out
 
 
-def unknown_option_message(metric: str, option: str, accepted: list[str]) -> str:
-    """``metric`` does not take ``option``: the accepted names and the closest match."""
-    close = difflib.get_close_matches(option, accepted, n=1)
+def unknown_option_message(metric: str, unknown: Sequence[str], accepted: Sequence[str]) -> str:
+    """``metric`` does not take the options ``unknown``: the closest accepted name and every accepted one (shared by
+    :meth:`MetricSpec.canonical_options` and the evaluate modules)."""
+    close = difflib.get_close_matches(unknown[0], list(accepted), n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
-    return f"{metric} does not take the option {option!r}.{hint} Accepted: {', '.join(sorted(accepted))}."
+    return (
+        f"{metric}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}.{hint} "
+        f"Accepted options: {', '.join(accepted)}."
+    )
 
 
 _BERTSCORE_KEYS = {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"}

@@ -8,7 +8,6 @@ evaluate takes the first ``EvaluationModule`` subclass in the script's namespace
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import inspect
 import threading
@@ -19,6 +18,7 @@ import evaluate
 from evaluate.module import temp_seed  # the context manager evaluate seeds numpy with
 
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
+from nlgmetrics.registry import unknown_option_message
 
 # numpy's global RNG is one per process: evaluate seeds it (``temp_seed(self.seed)``) around every ``_compute``, so
 # two seeded computes running at once, on any module objects, would interleave their draws. One re-entrant lock
@@ -131,12 +131,7 @@ class NLGMetric(evaluate.Metric):
         unknown = [name for name in options if accepted is not None and name not in accepted]
         if not unknown:
             return
-        close = difflib.get_close_matches(unknown[0], accepted, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(
-            f"{self.metric_name or self.name}: unknown option{'s' if len(unknown) > 1 else ''} "
-            f"{', '.join(map(repr, unknown))}.{hint} Accepted options: {', '.join(accepted)}."
-        )
+        raise ValueError(unknown_option_message(self.metric_name or self.name, unknown, accepted))
 
     def _compute(self, predictions, references, **options):
         return compute_metric(self.metric_name, predictions, references, **options)

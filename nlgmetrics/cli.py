@@ -455,19 +455,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise CLIError("a system file is given twice; compare each system once")
     if STDIN in paths or STDIN in args.references:
         raise CLIError("compare reads every system and reference from files; '-' (standard input) is not supported")
-    references = [read_text_file(path) for path in args.references]
-    systems = {name: read_text_file(path) for name, path in zip(names, paths)}
-    for path, lines in zip(args.references[1:], references[1:]):
-        if len(lines) != len(references[0]):
-            raise CLIError(f"{path} has {len(lines)} lines but {args.references[0]} has {len(references[0])}: every "
-                           "references file needs one line per segment")
-    for path, (name, lines) in zip(paths, systems.items()):
-        if len(lines) != len(references[0]):
-            raise CLIError(f"{path} has {len(lines)} lines but {args.references[0]} has {len(references[0])}: every "
-                           "system needs one line per reference segment")
+    baseline, references = load_pairs(args.baseline, args.references)  # one reference line per baseline line
+    systems = {names[0]: baseline}
+    for name, path in zip(names[1:], args.systems):
+        systems[name] = read_text_file(path)
+        if len(systems[name]) != len(baseline):
+            raise CLIError(f"{path} has {len(systems[name])} lines but {args.baseline} has {len(baseline)}: every "
+                           "system needs one line per segment")
     try:
         rows = compare(
-            systems, [list(group) for group in zip(*references)], metrics, baseline=names[0],
+            systems, references, metrics, baseline=names[0],
             paired="ar" if args.paired_ar else "bs", n_resamples=args.n_resamples, n_trials=args.n_trials,
             seed=None if args.seed.lower() == "none" else _seed(args.seed), metric_options=metric_options,
         )

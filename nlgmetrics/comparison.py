@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from nlgmetrics.inputs import check_predictions, check_references
+from nlgmetrics.integration.suite import metric_options_for
 from nlgmetrics.registry import get_metric, get_spec, load_object
 from nlgmetrics.stats import DEFAULT_SEED, sacrebleu_interval
 
@@ -206,10 +207,7 @@ def compare(
     names, refs, baseline = _check_inputs(systems, references, metrics, baseline, paired, n_resamples, n_trials, seed)
     system_texts = {name: check_predictions(list(systems[name]), f"systems[{name!r}]") for name in names}
     n = len(refs)
-    metric_options = dict(metric_options or {})
-    unknown = sorted(set(metric_options) - set(metrics))
-    if unknown:
-        raise ValueError(f"metric_options names metrics that are not compared: {', '.join(unknown)}.")
+    metric_options = metric_options_for(metrics, metric_options)  # the suite's check: only compared metrics, dicts
     order = [baseline] + [name for name in names if name != baseline]
 
     rng = np.random.default_rng(seed)

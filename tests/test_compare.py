@@ -166,7 +166,7 @@ def test_embedding_metric_embeds_references_once(wmt):
         ({"metrics": ["nist_mt"]}, ValueError, "cannot be resampled"),
         ({"metrics": ["bleu"], "metric_options": {"bleu": {"sentence_scores": True}}}, ValueError,
          "do not change its corpus score"),
-        ({"metric_options": {"rouge": {}}}, ValueError, "not compared: rouge"),
+        ({"metric_options": {"rouge": {}}}, ValueError, "names metrics that are not computed: rouge"),
         ({"systems": ["x", "y"]}, TypeError, "systems must be a dict"),
     ],
 )

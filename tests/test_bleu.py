@@ -192,6 +192,29 @@ def test_reference_cache_is_keyed_by_settings():
     assert compute_bleu(["the cat , sat ."], refs, tokenizer=str.split, lowercase=True)["counts"][0] == 1
 
 
+def test_corpus_statistics_equal_segment_statistics_on_random_text():
+    """The whole-corpus integer path (corpus_statistics) gives each segment's Counter statistics exactly: any
+    tokenizer (a callable too), casing, order 1-9, 1-3 references of varying count, empty texts, repeated n-grams."""
+    import random
+
+    import numpy as np
+
+    rng = random.Random(7)
+    words = "a b c d the cat . , - 1 2 x y".split() + [""]
+
+    def text():
+        return " ".join(rng.choice(words) for _ in range(rng.randint(0, 12)))
+
+    for _ in range(300):
+        n = rng.randint(1, 12)
+        preds = [text() for _ in range(n)]
+        refs = [[text() for _ in range(rng.randint(1, 3))] for _ in range(n)]
+        bleu = BLEU(tokenize=rng.choice([*TOKENIZERS, str.split]), lowercase=rng.random() < 0.3,
+                    max_ngram_order=rng.randint(1, 9))
+        expected = np.array([bleu.segment_statistics(p, r) for p, r in zip(preds, refs)])
+        assert bleu.corpus_statistics(preds, refs).tolist() == expected.tolist(), (preds, refs, bleu)
+
+
 def test_bleu_object_matches_function(wmt17_ende):
     refs = wmt17_ende["reference"][:100]
     hyps = wmt17_ende["systems"]["C-3MA.4959"][:100]

@@ -24,8 +24,11 @@ tensorflow-nmt (Hugging Face evaluate's ``bleu`` module; the HF keys of :func:`c
 Tokens come from a tokenizer name (``"13a"``, ``"intl"``, ... applied as sacrebleu applies them) or a callable
 (HF's ``tokenizer=``), see :func:`nlgmetrics.text.tokenizers.text_tokens`.
 
-Reference statistics (tokens, n-gram maxima, lengths) are cached per reference tuple, so scoring several systems
-against the same references tokenizes them once.
+Corpus statistics are computed for all segments at once on integer n-gram codes (``nlgmetrics.text.ngrams``): each
+segment's clipped matches come from one sort of reference and hypothesis keys, the reference side holding each
+n-gram as often as the reference that has most of it. The encoded references are cached per reference set (and,
+for single segments, per reference tuple), so scoring several systems against the same references tokenizes and
+counts them once.
 """
 
 from __future__ import annotations
@@ -35,13 +38,14 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain, repeat
 
 import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
-from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
+from nlgmetrics.text.ngrams import clipped_matches, ngram_codes, ngram_counts, segment_clipped_matches
 from nlgmetrics.text.tokenizers import (
     BLEU_TOKENIZERS,
     TokenizerSpec,
@@ -89,6 +93,51 @@ def _reference_info(
                 if count > order_max.get(gram, 0):
                     order_max[gram] = count
     return tuple(lengths), tuple(maxima)
+
+
+@dataclass(frozen=True)
+class _EncodedReferences:
+    """A reference corpus as integers, for :meth:`BLEU.corpus_statistics` (see ``nlgmetrics.text.ngrams``)."""
+
+    vocabulary: dict  # token -> id
+    tables: list[np.ndarray]  # per order, the sorted n-gram keys of ngram_codes
+    sizes: list[int]  # per order, the number of distinct reference n-grams (codes are below it)
+    maxima: list[np.ndarray]  # per order, 2 * (segment * size + code) once per clipping count, sorted
+    lengths: np.ndarray  # (n_segments, most references) token counts; -1 where a segment has fewer references
+
+
+def _tokens_of(texts: Sequence[str], tokenize: TokenizerSpec, lowercase: bool) -> list[tuple]:
+    return [text_tokens(text, tokenize, lowercase) for text in texts]
+
+
+def _encode_references(
+    references: Sequence[Sequence[str]], tokenize: TokenizerSpec, lowercase: bool, max_order: int
+) -> _EncodedReferences:
+    """Every reference's n-grams coded once; per segment and n-gram, the most times any one reference has it."""
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    row_segment = np.repeat(np.arange(len(references), dtype=np.int64), counts)  # each reference's segment
+    tokens = _tokens_of(list(chain.from_iterable(references)), tokenize, lowercase)
+    vocabulary = {token: i for i, token in enumerate(dict.fromkeys(chain.from_iterable(tokens)))}
+    ids = np.fromiter(map(vocabulary.__getitem__, chain.from_iterable(tokens)), dtype=np.int64)
+    row_lens = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    tables, found = ngram_codes(ids, row_lens, max_order, len(vocabulary))
+    sizes = [len(vocabulary)] + [len(table) for table in tables[1:]]
+    maxima = []
+    for (rows, codes), size in zip(found, sizes):
+        keys, times = np.unique(rows * size + codes, return_counts=True)  # each reference's n-gram counts
+        segment_keys = row_segment[keys // size] * size + keys % size
+        if len(row_segment) > len(references) and len(keys):  # several references: the most of any one, per segment
+            order = np.argsort(segment_keys, kind="stable")
+            segment_keys, times = segment_keys[order], times[order]
+            first = np.flatnonzero(np.concatenate(([True], segment_keys[1:] != segment_keys[:-1])))
+            segment_keys, times = segment_keys[first], np.maximum.reduceat(times, first)
+        maxima.append(np.repeat(segment_keys * 2, times))
+    lengths = np.full((len(references), int(counts.max(initial=1))), -1, dtype=np.int64)
+    lengths[row_segment, np.arange(len(row_segment)) - np.repeat(np.cumsum(counts) - counts, counts)] = row_lens
+    return _EncodedReferences(vocabulary, tables, sizes, maxima, lengths)
+
+
+_cached_references = lru_cache(maxsize=4)(_encode_references)
 
 
 def _count(value: object) -> int | np.float32:
@@ -163,9 +212,33 @@ class BLEU:
         return [hyp_len, closest_reference_length(hyp_len, ref_lens), *correct, *totals, min(ref_lens)]
 
     def corpus_statistics(self, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
-        """Per-segment statistics, shape (n_segments, 3 + 2 * max_ngram_order), int64."""
-        rows = [self.segment_statistics(pred, refs) for pred, refs in zip(predictions, references)]
-        return np.array(rows, dtype=np.int64).reshape(len(rows), 3 + 2 * self.max_ngram_order)
+        """Per-segment statistics, shape (n_segments, 3 + 2 * max_ngram_order), int64: :meth:`segment_statistics`
+        of every segment, computed for all of them at once on integer n-gram codes. The encoded references are
+        cached, so scoring several systems against the same references tokenizes and counts them once."""
+        order = self.max_ngram_order
+        key = (tuple(map(tuple, references)), self.tokenize, self.lowercase, order)
+        try:
+            encoded = _cached_references(*key)
+        except TypeError:  # an unhashable tokenizer object: no cache
+            encoded = _encode_references(*key)
+        tokens = _tokens_of(predictions, self.tokenize, self.lowercase)
+        get = encoded.vocabulary.get
+        ids = np.fromiter(map(get, chain.from_iterable(tokens), repeat(-1)), dtype=np.int64)
+        hyp_lens = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        n_segments = len(tokens)
+        _, found = ngram_codes(ids, hyp_lens, order, len(encoded.vocabulary), encoded.tables)
+        stats = np.empty((n_segments, 3 + 2 * order), dtype=np.int64)
+        stats[:, 0] = hyp_lens
+        for n, ((segments, codes), size, maxima) in enumerate(zip(found, encoded.sizes, encoded.maxima)):
+            stats[:, 2 + n] = segment_clipped_matches(maxima, segments * size + codes, size, n_segments)
+            stats[:, 2 + order + n] = np.maximum(hyp_lens - n, 0)
+        lengths = encoded.lengths
+        present = lengths >= 0
+        closeness = np.abs(hyp_lens[:, None] - lengths) * (lengths.max(initial=0) + 1) + lengths  # ties: shorter
+        closest = np.where(present, closeness, np.iinfo(np.int64).max).argmin(axis=1)
+        stats[:, 1] = lengths[np.arange(n_segments), closest]
+        stats[:, -1] = np.where(present, lengths, np.iinfo(np.int64).max).min(axis=1)
+        return stats
 
     # -- scores -----------------------------------------------------------------------------------------------
     def score_from_statistics(self, stats: Sequence, effective_order: bool | None = None) -> BLEUScore:

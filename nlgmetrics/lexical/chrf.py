@@ -37,7 +37,7 @@ import numpy as np
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
-from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
+from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
 
 EPS = 1e-16
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -140,26 +140,6 @@ def _ngram_keys(ids: np.ndarray, lens: np.ndarray, base: int, max_order: int) ->
     return keys
 
 
-def _segment_matches(reference: np.ndarray, hypothesis: np.ndarray, scale: int, n_segments: int) -> np.ndarray:
-    """Per segment, sum over n-grams of min(hypothesis count, reference count).
-
-    ``reference`` holds 2 x key of each reference n-gram, sorted; ``hypothesis`` the keys of the hypothesis n-grams;
-    ``key // scale`` is the segment. Sorted together, with the hypothesis tagged odd, each key's r reference
-    occurrences come just before its h hypothesis occurrences. From the last reference entry p of a key the
-    hypothesis has too, entries p - k + 1 and p + k hold that key exactly for k = 1..min(r, h).
-    """
-    tagged = np.concatenate((reference, hypothesis * 2 + 1))
-    tagged.sort()
-    last = np.flatnonzero((tagged[1:] - tagged[:-1] == 1) & (tagged[:-1] & 1 == 0))
-    matched, k = [last], 1
-    while len(last):
-        k += 1
-        last = last[(last >= k - 1) & (last + k < len(tagged))]
-        last = last[(tagged[last - k + 1] == tagged[last]) & (tagged[last + k] == tagged[last] + 1)]
-        matched.append(last)
-    return np.bincount((tagged[np.concatenate(matched)] >> 1) // scale, minlength=n_segments)
-
-
 class _EncodedReferences:
     """One kind of reference n-grams (characters or words) as sorted integer keys, per reference slot and chunk.
 
@@ -191,7 +171,7 @@ class _EncodedReferences:
             hyp_keys = _ngram_keys(ids[offsets[start] : offsets[stop]], lens[start:stop], self.base, self.max_order)
             for slot, per_chunk in zip(out, self.keys):
                 for n, (ref_keys, keys) in enumerate(zip(per_chunk[c], hyp_keys)):
-                    slot[start:stop, n] = _segment_matches(ref_keys, keys, self.base ** (n + 1), stop - start)
+                    slot[start:stop, n] = segment_clipped_matches(ref_keys, keys, self.base ** (n + 1), stop - start)
         return out
 
 

@@ -66,6 +66,7 @@ class SegmentScores:
     score: Callable[[np.ndarray, int], float]  # (summed row, number of segments) -> score
     float32_sums: bool  # round the rows to float32 before bootstrap sums (sacrebleu's corpus statistics)
     signature: str | None = None
+    scores: Callable[[np.ndarray, int], np.ndarray] | None = None  # ``score`` of every row of a matrix at once
 
 
 def _result_score(value: Any) -> Any:
@@ -91,11 +92,16 @@ def _corpus_statistics(
     def score(summed: np.ndarray, n_segments: int) -> float:
         return _result_score(config.score_from_statistics(summed))
 
+    scores = None
+    if hasattr(config, "scores_from_statistics"):
+        def scores(summed: np.ndarray, n_segments: int) -> np.ndarray:
+            return config.scores_from_statistics(summed)
+
     nrefs = {len(group) for group in references}
     signature = None
     if hasattr(config, "signature"):
         signature = config.signature(nrefs.pop() if len(nrefs) == 1 else "var")
-    return [SegmentScores(name, rows, score, True, signature)]
+    return [SegmentScores(name, rows, score, True, signature, scores)]
 
 
 def _mean_of_examples(summed: np.ndarray, n_segments: int) -> float:
@@ -143,17 +149,19 @@ def segment_scores(
     return _example_scores(metric, options, systems, references)
 
 
-def _bootstrap_sums(rows: np.ndarray, indices: np.ndarray, float32: bool) -> np.ndarray:
-    """Row sums of each resample: ``(R, k)``, as ``rows[indices].sum(1)`` without materialising ``(R, n, k)``."""
-    values = rows.astype(np.float32).astype(np.float64) if float32 else rows.astype(np.float64)
-    n = len(rows)
-    out = np.empty((len(indices), rows.shape[1]))
+def _bootstrap_sums(rows: Sequence[np.ndarray], indices: np.ndarray, float32: bool) -> list[np.ndarray]:
+    """For each ``(n, k)`` array of ``rows``, the row sums of each resample, ``(R, k)``: ``rows[indices].sum(1)``
+    without materialising ``(R, n, k)``; the resample counts are built once for all the arrays."""
+    values = np.hstack(rows)
+    values = values.astype(np.float32).astype(np.float64) if float32 else values.astype(np.float64)
+    n = len(values)
+    out = np.empty((len(indices), values.shape[1]))
     for start in range(0, len(indices), _CHUNK):
         chunk = indices[start : start + _CHUNK]
         flat = (np.arange(len(chunk))[:, None] * n + chunk).ravel()
         counts = np.bincount(flat, minlength=len(chunk) * n).reshape(len(chunk), n).astype(np.float64)
         out[start : start + _CHUNK] = counts @ values  # exact: integer counts times (float32-rounded) statistics
-    return out
+    return np.hsplit(out, np.cumsum([part.shape[1] for part in rows])[:-1])
 
 
 def _scores(sums: np.ndarray, stat: SegmentScores, n: int, float32: bool = False) -> np.ndarray:
@@ -161,6 +169,8 @@ def _scores(sums: np.ndarray, stat: SegmentScores, n: int, float32: bool = False
     and scored as sacrebleu scores them (BLEU's precisions and chrF in float32 arithmetic)."""
     if float32:
         sums = sums.astype(np.float32)
+    if stat.scores is not None:
+        return np.asarray(stat.scores(sums, n))
     return np.array([stat.score(row, n) for row in sums])
 
 
@@ -224,8 +234,14 @@ def compare(
         for stat in segment_scores(metric, system_texts, refs, metric_options.get(metric)):
             base_rows = stat.rows[baseline]
             base_score = float(stat.score(base_rows.sum(0), n))
-            base_samples = _scores(_bootstrap_sums(base_rows, bs_indices, stat.float32_sums), stat, n,
-                                   stat.float32_sums)
+            other_rows = [stat.rows[system] for system in order[1:]]
+            if paired == "bs":
+                sums = _bootstrap_sums([base_rows, *other_rows], bs_indices, stat.float32_sums)
+            else:  # the systems' intervals come from the draws after the trials
+                sums = _bootstrap_sums([base_rows], bs_indices, stat.float32_sums)
+                sums += _bootstrap_sums(other_rows, sys_indices, stat.float32_sums)
+            samples_of = dict(zip(order, (_scores(part, stat, n, stat.float32_sums) for part in sums)))
+            base_samples = samples_of[baseline]
             for system in order:
                 rows = stat.rows[system]
                 score = float(stat.score(rows.sum(0), n))
@@ -233,8 +249,7 @@ def compare(
                 if system == baseline:
                     row.update(_interval(base_samples), p_value=None, significant=None)
                 else:
-                    samples = _scores(_bootstrap_sums(rows, sys_indices, stat.float32_sums), stat, n,
-                                      stat.float32_sums)
+                    samples = samples_of[system]
                     row.update(_interval(samples))
                     difference = abs(base_score - score)
                     if np.array_equal(rows, base_rows):

@@ -52,7 +52,8 @@ class MetricSpec:
     - ``statistics``: for a corpus-level metric whose per-segment statistics add up (BLEU, chrF, TER),
       ``"module:Class"`` of its configuration class: built from the metric's options, with
       ``corpus_statistics(predictions, references) -> (n_segments, k) array`` and ``score_from_statistics(row)``
-      (a score on the metric's reporting scale, or an object with ``.score``). Paired tests resample these rows.
+      (a score on the metric's reporting scale, or an object with ``.score``), and optionally
+      ``scores_from_statistics(matrix)`` (those scores for every row at once). Paired tests resample these rows.
       ``statistics_options``: the compute function's option names that the class spells otherwise.
     - ``higher_is_better``: False for error rates (TER), so lm-eval and reports rank systems the right way.
     """

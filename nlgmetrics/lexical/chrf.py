@@ -354,6 +354,10 @@ class CHRF:
         """chrF (0-100) of each row of statistics."""
         return f_scores(stats, self.beta, self.eps_smoothing)
 
+    def scores_from_statistics(self, rows: np.ndarray) -> np.ndarray:
+        """chrF of each row of a (k, 3N) matrix of summed statistics at once (as score_from_statistics per row)."""
+        return self.f_scores(rows)
+
     def score_from_statistics(self, stats: Sequence) -> CHRFScore:
         """chrF from summed (or one segment's) statistics (float32 statistics: a float32 score, see f_scores)."""
         score = self.f_scores(np.asarray(stats).reshape(1, -1))[0]

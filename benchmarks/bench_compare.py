@@ -3,7 +3,11 @@
 Case ``paired-bs``: baseline + 15 systems, BLEU (and chrF when nlgmetrics has it), 1,000 bootstrap resamples, as
 ``sacrebleu REF -i SYS... -m bleu chrf --paired-bs``; in-process, both from cold caches, best of ``repeat``. The
 rows also check that every score, p-value, mean and interval is equal (max abs diff). Case ``command``: the same as
-two commands in fresh processes (imports included), when this nlgmetrics has the ``compare`` subcommand.
+two commands in fresh processes (imports included), when this nlgmetrics has the ``compare`` subcommand. Case
+``bertscore``: BERTScore (bundled MiniLM, layer 6) over the 16 systems x ``N`` segments, ``compare`` with the paired
+bootstrap from an empty embedding cache against bert_score 0.3.13's loaded ``BERTScorer`` scoring each system in
+its own call (no test: bert_score has none), with how many texts each embeds (ours: the references once) and the
+largest difference of a system's mean F1.
 """
 
 from __future__ import annotations
@@ -84,6 +88,49 @@ def _commands(reference: list[str], systems: dict[str, list[str]], metrics: list
         return out
 
 
+def _bertscore_row(reference: list[str], systems: dict[str, list[str]], n: int) -> dict:
+    """16 systems' BERTScore: compare (references embedded once) vs one BERTScorer call per system."""
+    import bert_score
+    import torch
+
+    from nlgmetrics import compare
+    from nlgmetrics.embed import Encoder, get_cache
+    from nlgmetrics.resources import bundled_encoder_path
+
+    torch.set_num_threads(2)
+    refs = reference[:n]
+    hyps = {name: lines[:n] for name, lines in systems.items()}
+    options = {"bertscore": {"model_type": "minilm", "num_layers": 6}}
+    warm_up = {name: lines[:2] for name, lines in list(hyps.items())[:2]}
+    compare(warm_up, refs[:2], ["bertscore"], n_resamples=10, metric_options=options)  # loads the encoder
+    embedded: list[str] = []
+    original = Encoder.compute
+
+    def counting(self, texts, *args, **kwargs):
+        embedded.extend(texts)
+        return original(self, texts, *args, **kwargs)
+
+    get_cache().clear()
+    Encoder.compute = counting
+    try:
+        start = time.perf_counter()
+        ours = compare(hyps, refs, ["bertscore"], n_resamples=1000, metric_options=options)
+        ours_s = time.perf_counter() - start
+    finally:
+        Encoder.compute = original
+    scorer = bert_score.BERTScorer(model_type=bundled_encoder_path(), num_layers=6)
+    start = time.perf_counter()
+    theirs = {name: float(scorer.score(lines, refs)[2].mean()) for name, lines in hyps.items()}
+    anchor_s = time.perf_counter() - start
+    f1 = {row["system"]: row["score"] for row in ours if row["metric"] == "bertscore_f1"}
+    return {
+        "case": f"bertscore (MiniLM), {len(hyps)} systems x {n}, paired-bs 1000; texts embedded: ours "
+                f"{len(embedded)} distinct (of {len(hyps)} x {n} outputs + {n} references), bert_score {2 * n * len(hyps)}",
+        "ours_s": ours_s, "anchor": "bert_score 0.3.13 BERTScorer.score per system (no test)", "anchor_s": anchor_s,
+        "speedup": anchor_s / ours_s, "max_abs_diff": max(abs(f1[name] - theirs[name]) for name in hyps),
+    }
+
+
 def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
     from nlgmetrics import compare
 
@@ -116,6 +163,7 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
             "ours_s": commands["ours"], "anchor": "sacrebleu 2.6 command", "anchor_s": commands["anchor"],
             "speedup": commands["anchor"] / commands["ours"],
         })
+    rows.append(_bertscore_row(reference, systems, 60 if quick else 300))
     return {"metric": "compare", "rows": rows, "peak_rss_mb": peak_rss_mb(),
             "notes": ["scores, p-values, bootstrap means and intervals compared with sacrebleu's (max abs diff)"]}
 

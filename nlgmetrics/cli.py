@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import collections.abc
 import csv
-import difflib
 import inspect
 import io
 import json
@@ -46,7 +45,15 @@ from pathlib import Path
 from typing import Any
 
 from nlgmetrics._quiet import quiet_third_party
-from nlgmetrics.registry import EMBEDDING, METRICS, available_metrics, get_metric, get_spec, metrics_of_kind
+from nlgmetrics.registry import (
+    EMBEDDING,
+    METRICS,
+    available_metrics,
+    get_metric,
+    get_spec,
+    metrics_of_kind,
+    unknown_option_message,
+)
 
 EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
 PROGRESS_MIN_LINES = 2000
@@ -206,10 +213,7 @@ def coerce_option(metric: str, key: str, raw: str) -> Any:
     if key not in declared:
         if "**" in declared:
             return _json_or_text(raw)
-        names = sorted(declared)
-        close = difflib.get_close_matches(key, names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise CLIError(f"-o {key}=...: {metric} has no option {key!r}{hint} Its options: {', '.join(names)}")
+        raise CLIError(f"-o {key}=...: {unknown_option_message(metric, [key], sorted(declared))}")
     try:
         return _convert(declared[key], raw)
     except _Mismatch as exc:

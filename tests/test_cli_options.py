@@ -85,8 +85,8 @@ def test_coerce_option_by_declared_type():
     ("max_order=2.5", "takes an integer, not '2.5'"),
     ("lowercase=maybe", "takes true or false (also yes/no, 1/0), not 'maybe'"),
     ("smooth_value=abc", "takes a number or none, not 'abc'"),
-    ("lowercas=1", "bleu has no option 'lowercas'; did you mean 'lowercase'?"),
-    ("predictions=x", "bleu has no option 'predictions'"),
+    ("lowercas=1", "bleu: unknown option 'lowercas'. Did you mean 'lowercase'?"),
+    ("predictions=x", "bleu: unknown option 'predictions'."),
     ("novalue", "write options as key=value"),
 ])
 def test_bad_option_values_name_the_option_and_type(files, capsys, item, message):

@@ -225,4 +225,4 @@ def test_cli_compare(wmt, tmp_path, capsys):
     assert main(["compare", "-r", str(ref), "--baseline", str(files[0]), str(short)]) == 2
     assert "short.txt has 1 lines but" in capsys.readouterr().err
     assert main(["compare", "-r", str(ref), "--baseline", str(files[0]), str(files[1]), "-o", "bleu.lowercse=1"]) == 2
-    assert "did you mean 'lowercase'" in capsys.readouterr().err
+    assert "Did you mean 'lowercase'" in capsys.readouterr().err

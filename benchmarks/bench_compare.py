@@ -159,7 +159,7 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
     commands = _commands(reference, systems, metrics)
     if commands:
         rows.append({
-            "case": f"same, as commands (nlgmetrics compare vs sacrebleu --paired-bs), one run each",
+            "case": "same, as commands (nlgmetrics compare vs sacrebleu --paired-bs), one run each",
             "ours_s": commands["ours"], "anchor": "sacrebleu 2.6 command", "anchor_s": commands["anchor"],
             "speedup": commands["anchor"] / commands["ours"],
         })

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import collections.abc
 import csv
-import inspect
 import io
 import json
 import math

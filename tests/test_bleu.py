@@ -9,11 +9,10 @@ import math
 
 import pytest
 import sacrebleu
+from conftest import DATA
 
 from nlgmetrics.lexical.bleu import BLEU, compute_bleu, compute_sacrebleu
 from nlgmetrics.text.tokenizers import BLEU_TOKENIZERS
-
-from conftest import DATA
 
 TOKENIZERS = sorted(BLEU_TOKENIZERS)
 SMOOTHING = ["exp", "floor", "add-k", "none"]

@@ -45,7 +45,12 @@ import numpy as np
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
-from nlgmetrics.text.ngrams import clipped_matches, ngram_codes, ngram_counts, segment_clipped_matches
+from nlgmetrics.text.ngrams import (
+    clipped_matches,
+    ngram_codes,
+    ngram_counts,
+    segment_clipped_matches,
+)
 from nlgmetrics.text.tokenizers import (
     BLEU_TOKENIZERS,
     TokenizerSpec,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from nlgmetrics.text.tokenizers import _V13A_DASH, _V13A_PERIOD_COMMA, _V13A_SYMBOLS
+from nlgmetrics.text.tokenizers import _v13a_marks, _v13a_symbols
 
 CACHE_SIZE = 2**16  # lines: the references are tokenized once for every system scored against them
 
@@ -48,11 +48,8 @@ def _normalize_western(line: str) -> str:
     line = line.replace("\n-", "").replace("\n", " ")
     if "&" in line:
         line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-    line = f" {line} ".translate(_V13A_SYMBOLS).replace("'s ", " 's ")
-    line = _POSSESSIVE_END.sub(" 's", line)
-    for pattern, replacement in _V13A_PERIOD_COMMA:
-        line = pattern.sub(replacement, line)
-    return _V13A_DASH[0].sub(_V13A_DASH[1], line)
+    line = _v13a_symbols(f" {line} ").replace("'s ", " 's ")
+    return _v13a_marks(_POSSESSIVE_END.sub(" 's", line))
 
 
 @lru_cache(maxsize=CACHE_SIZE)

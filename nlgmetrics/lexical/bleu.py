@@ -57,6 +57,7 @@ from nlgmetrics.text.tokenizers import (
     check_tokenizer,
     text_tokens,
     tokenize_13a,
+    tokenize_13a_batch,
 )
 
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -112,6 +113,9 @@ class _EncodedReferences:
 
 
 def _tokens_of(texts: Sequence[str], tokenize: TokenizerSpec, lowercase: bool) -> list[tuple]:
+    """``text_tokens`` of every text (13a: all texts at once, see ``tokenize_13a_batch``)."""
+    if isinstance(tokenize, str) and tokenize == "13a":
+        return tokenize_13a_batch([text.lower() for text in texts] if lowercase else texts)
     return [text_tokens(text, tokenize, lowercase) for text in texts]
 
 

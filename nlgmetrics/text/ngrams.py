@@ -36,7 +36,7 @@ def ngram_codes(
     """Dense integer codes of the n-grams (orders 1..max_order) of many segments of token ids.
 
     ``ids``: the segments' token ids concatenated, each in 0..base-1, or -1 for a token no table knows; ``lens``:
-    tokens per segment. An unigram's code is its id; an n-gram's is the index of ``code(its first n-1 tokens) * base
+    tokens per segment. A unigram's code is its id; an n-gram's is the index of ``code(its first n-1 tokens) * base
     + id(its last token)`` in the sorted ``tables[n-1]``, or -1 where that key is absent (so is every n-gram holding
     an unknown token). Without ``tables``, they are built from these n-grams (``tables[0]`` is unused: None).
 

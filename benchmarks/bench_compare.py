@@ -3,9 +3,9 @@
 Case ``paired-bs``: baseline + 15 systems, BLEU (and chrF when nlgmetrics has it), 1,000 bootstrap resamples, as
 ``sacrebleu REF -i SYS... -m bleu chrf --paired-bs``; in-process, both from cold caches, best of ``repeat``. The
 rows also check that every score, p-value, mean and interval is equal (max abs diff). Case ``command``: the same as
-two commands in fresh processes (imports included), when this nlgmetrics has the ``compare`` subcommand. Case
-``bertscore``: BERTScore (bundled MiniLM, layer 6) over the 16 systems x ``N`` segments, ``compare`` with the paired
-bootstrap from an empty embedding cache against bert_score 0.3.13's loaded ``BERTScorer`` scoring each system in
+two commands in fresh processes (imports included), when this nlgmetrics has the ``compare`` subcommand, and the
+same for ``--paired-ar`` (10,000 trials). Case ``bertscore``: BERTScore (bundled MiniLM, layer 6) over the 16
+systems x ``N`` segments, ``compare`` with the paired bootstrap from an empty embedding cache against bert_score 0.3.13's loaded ``BERTScorer`` scoring each system in
 its own call (no test: bert_score has none), with how many texts each embeds (ours: the references once) and the
 largest difference of a system's mean F1.
 """
@@ -64,8 +64,9 @@ def _max_diff(ours: list[dict], theirs: dict, metrics: list[str]) -> float:
     return worst
 
 
-def _commands(reference: list[str], systems: dict[str, list[str]], metrics: list[str]) -> dict | None:
-    """Both command lines in fresh processes (one run each): seconds, or None without our subcommand."""
+def _commands(reference: list[str], systems: dict[str, list[str]], metrics: list[str], test: str) -> dict | None:
+    """Both command lines (``--paired-bs`` or ``--paired-ar``) in fresh processes, one run each: seconds, or None
+    without our subcommand."""
     help_text = subprocess.run([sys.executable, "-m", "nlgmetrics.cli", "--help"], capture_output=True, text=True)
     if " compare" not in help_text.stdout:
         return None
@@ -76,10 +77,10 @@ def _commands(reference: list[str], systems: dict[str, list[str]], metrics: list
         for name, lines in systems.items():
             files.append(Path(folder) / name)
             files[-1].write_text("\n".join(lines) + "\n", encoding="utf-8")
-        theirs = [sys.executable, "-m", "sacrebleu", str(ref), "-i", *map(str, files), "-m", *metrics, "--paired-bs",
+        theirs = [sys.executable, "-m", "sacrebleu", str(ref), "-i", *map(str, files), "-m", *metrics, f"--paired-{test}",
                   "-f", "text"]  # sacrebleu's default JSON output crashes on its float32 results
         ours = [sys.executable, "-m", "nlgmetrics.cli", "compare", "-r", str(ref), "--baseline", str(files[0]),
-                *map(str, files[1:]), "-m", *metrics, "--paired-bs"]
+                *map(str, files[1:]), "-m", *metrics, f"--paired-{test}"]
         out = {}
         for label, command in (("ours", ours), ("anchor", theirs)):
             start = time.perf_counter()
@@ -156,13 +157,14 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
         "ours_s": ours_s, "anchor": "sacrebleu 2.6 PairedTest", "anchor_s": anchor_s, "speedup": anchor_s / ours_s,
         "max_abs_diff": _max_diff(ours_rows, anchor_scores, metrics),
     }]
-    commands = _commands(reference, systems, metrics)
-    if commands:
-        rows.append({
-            "case": "same, as commands (nlgmetrics compare vs sacrebleu --paired-bs), one run each",
-            "ours_s": commands["ours"], "anchor": "sacrebleu 2.6 command", "anchor_s": commands["anchor"],
-            "speedup": commands["anchor"] / commands["ours"],
-        })
+    for test, label in (("bs", "same, as commands"), ("ar", "paired-ar 10000 trials, as commands")):
+        commands = _commands(reference, systems, metrics, test)
+        if commands:
+            rows.append({
+                "case": f"{label} (nlgmetrics compare vs sacrebleu --paired-{test}), one run each",
+                "ours_s": commands["ours"], "anchor": "sacrebleu 2.6 command", "anchor_s": commands["anchor"],
+                "speedup": commands["anchor"] / commands["ours"],
+            })
     rows.append(_bertscore_row(reference, systems, 60 if quick else 300))
     return {"metric": "compare", "rows": rows, "peak_rss_mb": peak_rss_mb(),
             "notes": ["scores, p-values, bootstrap means and intervals compared with sacrebleu's (max abs diff)"]}

@@ -151,17 +151,18 @@ def segment_scores(
 
 def _bootstrap_sums(rows: Sequence[np.ndarray], indices: np.ndarray, float32: bool) -> list[np.ndarray]:
     """For each ``(n, k)`` array of ``rows``, the row sums of each resample, ``(R, k)``: ``rows[indices].sum(1)``
-    without materialising ``(R, n, k)``; the resample counts are built once for all the arrays."""
-    values = np.hstack(rows)
-    values = values.astype(np.float32).astype(np.float64) if float32 else values.astype(np.float64)
-    n = len(values)
-    out = np.empty((len(indices), values.shape[1]))
+    without materialising ``(R, n, k)``. The resample counts are built once for all the arrays; each array gets its
+    own product, so its sums do not depend on the other arrays (the order of the systems)."""
+    values = [part.astype(np.float32).astype(np.float64) if float32 else part.astype(np.float64) for part in rows]
+    n = len(values[0])
+    out = [np.empty((len(indices), part.shape[1])) for part in values]
     for start in range(0, len(indices), _CHUNK):
         chunk = indices[start : start + _CHUNK]
         flat = (np.arange(len(chunk))[:, None] * n + chunk).ravel()
         counts = np.bincount(flat, minlength=len(chunk) * n).reshape(len(chunk), n).astype(np.float64)
-        out[start : start + _CHUNK] = counts @ values  # exact: integer counts times (float32-rounded) statistics
-    return np.hsplit(out, np.cumsum([part.shape[1] for part in rows])[:-1])
+        for sums, part in zip(out, values):
+            sums[start : start + _CHUNK] = counts @ part  # exact: integer counts times (float32-rounded) statistics
+    return out
 
 
 def _scores(sums: np.ndarray, stat: SegmentScores, n: int, float32: bool = False) -> np.ndarray:

@@ -22,10 +22,8 @@ Every case checks P/R/F against bert_score (``max_abs_diff``). Run: ``python -m 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -37,7 +35,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import torch  # noqa: E402
 
-from benchmarks.common import DA_PAIRS, DEFAULT_DATA, load_wmt17_da, peak_rss_mb  # noqa: E402
+from benchmarks.common import DEFAULT_DATA, load_wmt17_da, main, peak_rss_mb  # noqa: E402
 
 LAYER = 6
 
@@ -233,8 +231,4 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print(json.dumps(run(args.data, args.quick), indent=1))
+    main(run)

@@ -6,13 +6,12 @@ does; ours and sacrebleu.corpus_bleu each start cold (caches cleared) and are ti
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import sacrebleu
 
-from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, peak_rss_mb, timed
+from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, main, peak_rss_mb, timed
 from nlgmetrics.lexical import bleu as ours_bleu
 from nlgmetrics.text import tokenizers
 
@@ -64,8 +63,4 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print(json.dumps(run(args.data, args.quick), indent=1))
+    main(run)

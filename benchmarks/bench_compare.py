@@ -12,15 +12,13 @@ largest difference of a system's mean F1.
 
 from __future__ import annotations
 
-import argparse
-import json
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, peak_rss_mb, timed
+from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, main, peak_rss_mb, timed
 from nlgmetrics.registry import available_metrics
 
 SACREBLEU_NAMES = {"bleu": "BLEU", "chrf": "chrF2"}
@@ -171,8 +169,4 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print(json.dumps(run(args.data, args.quick), indent=1))
+    main(run)

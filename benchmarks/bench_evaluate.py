@@ -10,8 +10,6 @@ load hits all of them alike.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import time
 from collections.abc import Callable
@@ -23,7 +21,7 @@ import evaluate
 import sacrebleu
 
 from benchmarks.bench_bleu import _clear_caches
-from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, peak_rss_mb
+from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, main, peak_rss_mb
 from nlgmetrics.lexical import bleu as ours_bleu
 
 MODULE = Path(__file__).resolve().parent.parent / "metrics" / "bleu"
@@ -87,8 +85,4 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print(json.dumps(run(args.data, args.quick), indent=1))
+    main(run)

@@ -7,13 +7,11 @@ same tokens on this text). Ours starts cold (reference weights computed once, th
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 
 from nltk.translate.nist_score import corpus_nist
 
-from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, peak_rss_mb, timed
+from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, main, peak_rss_mb, timed
 from nlgmetrics.lexical import nist
 from nlgmetrics.text.tokenizers import tokenize_13a
 
@@ -47,8 +45,4 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print(json.dumps(run(args.data, args.quick), indent=1))
+    main(run)

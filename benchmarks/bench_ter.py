@@ -11,8 +11,6 @@ more than 1e-9 or any segment's edit count or reference length differs.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import time
 from pathlib import Path
@@ -20,7 +18,7 @@ from pathlib import Path
 from sacrebleu.metrics.ter import TER as SacreTER
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, peak_rss_mb
+from benchmarks.common import DEFAULT_DATA, load_wmt17_ende, main, peak_rss_mb
 from nlgmetrics.lexical import ter as ours_ter
 from nlgmetrics.text.tercom import tokenize_tercom
 
@@ -92,8 +90,4 @@ def run(data: Path = DEFAULT_DATA, quick: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print(json.dumps(run(args.data, args.quick), indent=1))
+    main(run)

@@ -9,8 +9,10 @@ other, so machine load affects both alike.
 
 from __future__ import annotations
 
+import argparse
 import glob
 import html
+import json
 import os
 import resource
 import time
@@ -20,6 +22,15 @@ from typing import Any
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 DA_PAIRS = ("cs-en", "de-en", "ru-en", "tr-en", "zh-en")
+
+
+def main(run: Callable[[Path, bool], dict]) -> None:
+    """A benchmark's command line: ``--data PATH`` (default ../shared/data) and ``--quick``; prints run's JSON."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    print(json.dumps(run(args.data, args.quick), indent=1))
 
 
 def read_lines(path: str | Path) -> list[str]:

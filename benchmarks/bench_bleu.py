@@ -20,7 +20,7 @@ MOSES = Path(__file__).resolve().parent.parent / "tests" / "data" / "wmt17_ende_
 
 def _clear_caches() -> None:
     ours_bleu._reference_info.cache_clear()
-    ours_bleu._cached_references.cache_clear()
+    ours_bleu._encode_references.cache_clear()
     for tokenize in (tokenizers.tokenize_13a, tokenizers.tokenize_intl, tokenizers.tokenize_zh):
         tokenize.cache_clear()
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a

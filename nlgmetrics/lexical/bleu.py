@@ -54,6 +54,7 @@ from nlgmetrics.text.ngrams import (
 from nlgmetrics.text.tokenizers import (
     BLEU_TOKENIZERS,
     TokenizerSpec,
+    call_cached,
     check_tokenizer,
     text_tokens,
     tokenize_13a,
@@ -119,6 +120,7 @@ def _tokens_of(texts: Sequence[str], tokenize: TokenizerSpec, lowercase: bool) -
     return [text_tokens(text, tokenize, lowercase) for text in texts]
 
 
+@lru_cache(maxsize=4)
 def _encode_references(
     references: Sequence[Sequence[str]], tokenize: TokenizerSpec, lowercase: bool, max_order: int
 ) -> _EncodedReferences:
@@ -144,9 +146,6 @@ def _encode_references(
     lengths = np.full((len(references), int(counts.max(initial=1))), -1, dtype=np.int64)
     lengths[row_segment, np.arange(len(row_segment)) - np.repeat(np.cumsum(counts) - counts, counts)] = row_lens
     return _EncodedReferences(vocabulary, tables, sizes, maxima, lengths)
-
-
-_cached_references = lru_cache(maxsize=4)(_encode_references)
 
 
 def _count(value: object) -> int | np.float32:
@@ -205,10 +204,7 @@ class BLEU:
     # -- statistics -------------------------------------------------------------------------------------------
     def _references(self, references: Sequence[str]) -> tuple[tuple[int, ...], tuple[dict, ...]]:
         key = (tuple(references), self.tokenize, self.lowercase, self.max_ngram_order)
-        try:
-            return _reference_info(*key)
-        except TypeError:  # an unhashable tokenizer object: no cache
-            return _reference_info.__wrapped__(*key)
+        return call_cached(_reference_info, *key)
 
     def segment_statistics(self, prediction: str, references: Sequence[str]) -> list[int]:
         """``[hyp_len, closest_ref_len, correct_1..N, total_1..N, shortest_ref_len]`` for one prediction."""
@@ -226,10 +222,7 @@ class BLEU:
         cached, so scoring several systems against the same references tokenizes and counts them once."""
         order = self.max_ngram_order
         key = (tuple(map(tuple, references)), self.tokenize, self.lowercase, order)
-        try:
-            encoded = _cached_references(*key)
-        except TypeError:  # an unhashable tokenizer object: no cache
-            encoded = _encode_references(*key)
+        encoded = call_cached(_encode_references, *key)
         tokens = _tokens_of(predictions, self.tokenize, self.lowercase)
         get = encoded.vocabulary.get
         ids = np.fromiter(map(get, chain.from_iterable(tokens), repeat(-1)), dtype=np.int64)

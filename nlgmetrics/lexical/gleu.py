@@ -27,6 +27,7 @@ from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_in
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
 from nlgmetrics.text.tokenizers import (
     TokenizerSpec,
+    call_cached,
     check_tokenizer,
     text_tokens,
     tokenize_13a,
@@ -102,10 +103,7 @@ def compute_google_bleu(
     rows = []
     for pred, example_refs in zip(preds, refs):
         key = (tuple(example_refs), tokenizer, bool(lowercase), min_len, max_len)
-        try:
-            ref_counts = _reference_counts(*key)
-        except TypeError:  # an unhashable tokenizer object: no cache
-            ref_counts = _reference_counts.__wrapped__(*key)
+        ref_counts = call_cached(_reference_counts, *key)
         rows.append(segment_statistics(_counts(text_tokens(pred, tokenizer, lowercase), min_len, max_len), ref_counts))
     stats = np.array(rows, dtype=np.int64).reshape(len(rows), 2)
     out: dict = {"google_bleu": _ratio(stats.sum(axis=0))}

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 from xml.sax.saxutils import unescape
 
 import regex
@@ -265,6 +266,16 @@ def check_tokenizer(tokenizer: object) -> TokenizerSpec:
     if not callable(tokenizer):
         get_tokenizer(tokenizer)  # type: ignore[arg-type]
     return tokenizer  # type: ignore[return-value]
+
+
+def call_cached(cached: Callable, *key: object) -> Any:
+    """``cached(*key)`` through its ``lru_cache``, or its uncached function where the key cannot be hashed (a key
+    holding an unhashable tokenizer object, which HF's ``tokenizer=`` allows)."""
+    try:
+        hash(key)
+    except TypeError:
+        return cached.__wrapped__(*key)
+    return cached(*key)
 
 
 def text_tokens(text: str, tokenizer: TokenizerSpec, lowercase: bool = False) -> tuple:

@@ -1,0 +1,63 @@
+"""A separate virtualenv for reference implementations whose pins clash with ours (unbabel-comet pins numpy < 2 and
+transformers < 5; bleurt-pytorch comes with it), used as test oracles only.
+
+The venv is built once per requirement set, outside the checkout (``$NLGMETRICS_ORACLE_HOME``, default
+``~/.cache/nlgmetrics/oracle-venvs``), under a lock so parallel test processes build it once; a stamp file marks a
+finished build, so an interrupted build is redone. torch is the CPU wheel on disk (``torch==2.13.0``) so no CUDA build is
+pulled. Tests run scripts in it with :func:`run_oracle`, which returns the JSON the script prints on its last line.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: unbabel-comet 2.2.7 resolves with these (numpy 1.26, transformers 4.57, torchmetrics 0.10.3); torchmetrics 0.10.3
+#: imports pkg_resources, hence setuptools < 70.
+COMET_ORACLE = ("torch==2.13.0", "unbabel-comet==2.2.7", "bleurt-pytorch==0.0.1", "setuptools<70")
+
+
+def oracle_home() -> Path:
+    return Path(os.environ.get("NLGMETRICS_ORACLE_HOME", Path.home() / ".cache" / "nlgmetrics" / "oracle-venvs"))
+
+
+def oracle_python(requirements: tuple[str, ...] = COMET_ORACLE) -> Path:
+    """The python of a venv holding ``requirements`` (built on first use; later calls return at once)."""
+    key = hashlib.sha256("\n".join((sys.version, *requirements)).encode()).hexdigest()[:12]
+    folder = oracle_home() / key
+    python, stamp = folder / "bin" / "python", folder / ".complete"
+    if stamp.exists():
+        return python
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not stamp.exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(folder)], check=True)
+            pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_CONSTRAINT")}
+            # torch first, alone, so the resolver finds the CPU wheel already installed
+            for step in (["torch==2.13.0"], list(requirements)):
+                done = subprocess.run(pip + step, env=env, capture_output=True, text=True, check=False)
+                if done.returncode != 0:
+                    raise RuntimeError(f"building the oracle venv {folder} failed at {step}:\n{done.stderr[-3000:]}")
+            (folder / "requirements.txt").write_text("\n".join(requirements) + "\n")
+            stamp.touch()
+    return python
+
+
+def run_oracle(script: str, *args: str, requirements: tuple[str, ...] = COMET_ORACLE, timeout: int = 900) -> object:
+    """Run ``script`` (Python source) in the oracle venv with ``args``; the JSON on its last stdout line."""
+    python = oracle_python(requirements)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "2",
+                "TOKENIZERS_PARALLELISM": "false"})
+    done = subprocess.run([str(python), "-c", script, *args], env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"oracle script failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -17,9 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: unbabel-comet 2.2.7 resolves with these (numpy 1.26, transformers 4.57, torchmetrics 0.10.3); torchmetrics 0.10.3
-#: imports pkg_resources, hence setuptools < 70.
-COMET_ORACLE = ("torch==2.13.0", "unbabel-comet==2.2.7", "bleurt-pytorch==0.0.1", "setuptools<70")
+#: unbabel-comet 2.2.7 resolves with these (numpy 1.26, transformers 4.57, torchmetrics 0.10.3). torchmetrics 0.10.3
+#: imports pkg_resources, hence setuptools < 70, which torch 2.13's metadata refuses (>= 77.0.3): a requirement
+#: prefixed with "nodeps:" is installed last, alone, without dependency resolution (torch only warns at import).
+COMET_ORACLE = ("torch==2.13.0", "unbabel-comet==2.2.7", "bleurt-pytorch==0.0.1", "nodeps:setuptools<70")
 
 
 def oracle_home() -> Path:
@@ -41,7 +42,9 @@ def oracle_python(requirements: tuple[str, ...] = COMET_ORACLE) -> Path:
             pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
             env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_CONSTRAINT")}
             # torch first, alone, so the resolver finds the CPU wheel already installed
-            for step in (["torch==2.13.0"], list(requirements)):
+            resolved = [r for r in requirements if not r.startswith("nodeps:")]
+            alone = [["--no-deps", r.removeprefix("nodeps:")] for r in requirements if r.startswith("nodeps:")]
+            for step in (["torch==2.13.0"], resolved, *alone):
                 done = subprocess.run(pip + step, env=env, capture_output=True, text=True, check=False)
                 if done.returncode != 0:
                     raise RuntimeError(f"building the oracle venv {folder} failed at {step}:\n{done.stderr[-3000:]}")

@@ -14,7 +14,7 @@ from nlgmetrics.judge import Answer, JudgeBackend, Scale, Template, compute_llm_
 from nlgmetrics.judge.cache import JudgmentCache
 from nlgmetrics.judge.scale import combine_orders, pairwise_verdict
 from nlgmetrics.judge.templates import builtin_template, resolve_template
-from tiny_judge import build_tiny_judge
+from tiny_judge import tiny_judge_folder
 
 PREDICTIONS = ["the cat sat on the mat", "a dog", "the answer is good", "bad text", "fluent summary of the source",
                "it was a cat", "dog", "cat"]
@@ -23,8 +23,8 @@ PAIR = "which is better {response_a} or {response_b}"
 
 
 @pytest.fixture(scope="session")
-def tiny_judge(tmp_path_factory):
-    return str(build_tiny_judge(tmp_path_factory.mktemp("tiny_judge")))
+def tiny_judge():
+    return tiny_judge_folder()
 
 
 def exact_probs(folder: str, messages: list[dict], labels) -> dict[str, float]:

@@ -9,6 +9,10 @@ the scale, with all of them among any server's top-20 logprobs) while their prob
 
 from __future__ import annotations
 
+import atexit
+import functools
+import shutil
+import tempfile
 from pathlib import Path
 
 CHAT_TEMPLATE = (
@@ -83,3 +87,11 @@ def build_tiny_judge(folder: Path, seed: int = 0, init: float = 0.3, head_scale:
     model.generation_config.do_sample = False
     model.save_pretrained(folder)
     return folder
+
+
+@functools.cache
+def tiny_judge_folder() -> str:
+    """The tiny judge, built once per process into a temporary folder (removed at exit)."""
+    folder = tempfile.mkdtemp(prefix="nlgmetrics-tiny-judge-")
+    atexit.register(shutil.rmtree, folder, True)
+    return str(build_tiny_judge(Path(folder)))

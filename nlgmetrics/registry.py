@@ -66,6 +66,10 @@ class MetricSpec:
       ``"none"`` (it takes no such keyword), ``"optional"`` or ``"required"`` (COMET). See :func:`score`.
     - ``references_optional``: the metric can score without references (quality estimation, e.g. COMET-Kiwi): its
       compute function then gets ``references=None``.
+    - ``opt_in``: the metric needs a checkpoint that is not installed with nlgmetrics (the learned metrics: a download
+      or a local folder), so it is left out of every "all metrics" default (:func:`available_metrics` without
+      ``opt_in=True``: the demo, the suite's and Trainer's default list, lm-eval's default registration) and runs
+      wherever it is named.
     """
 
     name: str
@@ -88,6 +92,7 @@ class MetricSpec:
     higher_is_better: bool = True
     sources: str = SOURCES_NONE
     references_optional: bool = False
+    opt_in: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
@@ -248,6 +253,13 @@ SPECS: dict[str, MetricSpec] = {
             per_example={"scores": "moverscore"}, extras=("encoder",), demo_options={"model_type": _BUNDLED},
             refused_per_example=_EMBEDDING_REFUSED,
         ),
+        MetricSpec(
+            "llm_judge", "nlgmetrics.judge.core:compute_llm_judge", LEARNED, headline=("llm_judge",),
+            per_example={"scores": "llm_judge"}, extras=("judge",), sources=SOURCES_OPTIONAL, references_optional=True,
+            opt_in=True,
+            refused_per_example={"baseline": "pairwise baselines are a list over the whole corpus, not a column",
+                                 "contexts": "contexts are a list over the whole corpus, not a column"},
+        ),
     )
 }
 
@@ -292,11 +304,13 @@ def get_metric(name: str) -> Callable[..., dict]:
         raise
 
 
-def available_metrics(kind: str | None = None) -> list[str]:
-    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order."""
+def available_metrics(kind: str | None = None, *, opt_in: bool = False) -> list[str]:
+    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order;
+    the ``opt_in`` ones (learned metrics that need a checkpoint) only with ``opt_in=True``."""
     return [
         name for name, spec in SPECS.items()
-        if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
+        if (kind is None or spec.kind == kind) and (opt_in or not spec.opt_in)
+        and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
     ]
 
 

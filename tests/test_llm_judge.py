@@ -249,3 +249,25 @@ def test_cache_refuses_a_file_that_is_not_sqlite(tmp_path):
     with pytest.raises(ValueError, match="cannot be used as an SQLite file"):
         compute_llm_judge(["a"], backend=ScriptedBackend(lambda r, s: "3"), template=SHORT, cache=str(path))
     assert path.read_text() == "my notes\n" * 100
+
+
+# -- the evaluate module ----------------------------------------------------------------------------------------------
+def test_evaluate_module_doctest_and_reference_free(tiny_judge):
+    import doctest
+
+    import evaluate
+
+    module = evaluate.load("./metrics/llm_judge")
+    test = doctest.DocTestParser().get_doctest(module.inputs_description, {"evaluate": evaluate,
+                                                                         "JUDGE_MODEL": tiny_judge},
+                                               "llm_judge", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize().failed == 0 and runner.summarize().attempted >= 4
+    direct = compute_llm_judge(["a dog"], sources=["what barks?"], model=tiny_judge, template="relevance",
+                               cache=False)
+    through = module.compute(predictions=["a dog"], sources=["what barks?"], model=tiny_judge, template="relevance",
+                             cache=False)
+    assert through["scores"] == direct["scores"] and through["signature"] == direct["signature"]
+    with pytest.raises(ValueError, match="Did you mean 'template'"):
+        module.compute(predictions=["a"], model=tiny_judge, templat="x")

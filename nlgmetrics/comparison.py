@@ -131,6 +131,14 @@ def _example_scores(
         key = keys.get(reported)
         if key is None or not isinstance(first.get(key), list):
             continue
+        for system, result in per_system.items():
+            unscored = [i for i, value in enumerate(result[key]) if value is None]
+            if unscored:
+                raise ValueError(
+                    f"compare: {name} left segment {unscored[0]} of system {system!r} without a score ({len(unscored)}"
+                    f" in all; e.g. an unreadable judge answer); a paired test needs every segment scored: see the "
+                    f"metric's options (llm_judge: on_unparseable='retry' or 'error')."
+                )
         rows = {system: np.asarray(result[key], dtype=np.float64)[:, None] for system, result in per_system.items()}
         out.append(SegmentScores(reported, rows, _mean_of_examples, False, first.get("signature") or first.get("hashcode")))
     if not out:

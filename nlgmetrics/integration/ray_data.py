@@ -187,7 +187,8 @@ class MetricScorer:
     compute=ray.data.ActorPoolStrategy(size=4), num_gpus=1, batch_size=256, batch_format="numpy")``.
 
     Args:
-        metrics: per-example metrics of :mod:`nlgmetrics.registry`: bertscore, moverscore, bleu, rouge, meteor.
+        metrics: per-example metrics of :mod:`nlgmetrics.registry`: bertscore, moverscore, bleu, rouge, meteor,
+            llm_judge (the actor builds the judge's model or client once; its unreadable answers are null cells).
         prediction_column: the column of predictions.
         reference_columns: one column or several (see :func:`batch_texts`; the count may vary per row); ``()`` for
             reference-free metrics.
@@ -234,6 +235,10 @@ class MetricScorer:
                 self.options["moverscore"].setdefault("num_threads", int(num_threads))
         self._scorers = {name: _make_scorer(name, self.options[name]) for name in self.metrics
                          if name in EMBEDDING_METRICS}
+        if "llm_judge" in self.options:  # the actor owns the judge: its local model or its client, built once
+            from nlgmetrics.judge.core import with_backend
+
+            self.options["llm_judge"] = with_backend(self.options["llm_judge"])
 
     def scores(
         self, predictions: list[str], references: list[list[str]] | None, sources: list[str] | None = None
@@ -252,7 +257,8 @@ class MetricScorer:
                 own_sources = sources if spec.sources != SOURCES_NONE else None
                 result = score_metric(name, predictions, references, sources=own_sources, **options)
             for key, column in columns(name, result).items():
-                out[column] = np.asarray(result[key], dtype=np.float64)
+                values = result[key]  # None where a metric left an example unscored (llm_judge): a null cell
+                out[column] = np.array(values, dtype=object if None in values else np.float64)
         return out
 
     def __call__(self, batch: Any) -> Any:

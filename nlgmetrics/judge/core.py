@@ -26,6 +26,8 @@ from nlgmetrics.judge.scale import (
 from nlgmetrics.judge.templates import PAIRWISE, SCORE, Template, resolve_template
 
 UNPARSEABLE = ("exclude", "retry", "error")
+_BACKEND_OPTIONS = ("revision", "device", "dtype", "batch_size", "base_url", "api_key", "max_concurrency", "max_retries",
+                    "timeout", "top_logprobs")
 _BACKENDS: dict[tuple, JudgeBackend] = {}
 _BACKENDS_LOCK = threading.Lock()
 
@@ -52,6 +54,16 @@ def get_backend(backend: str | JudgeBackend, model: str | None, **options: Any) 
                 allowed = {"base_url", "api_key", "max_concurrency", "max_retries", "timeout", "top_logprobs"}
                 _BACKENDS[key] = OpenAIBackend(model, **{k: v for k, v in options.items() if k in allowed})
         return _BACKENDS[key]
+
+
+def with_backend(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` of :func:`compute_llm_judge` with ``backend`` replaced by the built backend object (for a process
+    that keeps the judge, e.g. a Ray actor: the model is loaded, or the client made, here and once)."""
+    import inspect
+
+    defaults = inspect.signature(compute_llm_judge).parameters
+    build = {k: options.get(k, defaults[k].default) for k in _BACKEND_OPTIONS}
+    return {**options, "backend": get_backend(options.get("backend", "transformers"), options.get("model"), **build)}
 
 
 def _texts(values: Any, name: str, n: int) -> list[str] | None:

@@ -32,9 +32,10 @@ def free_port() -> int:
 class ServeProcess:
     """``transformers serve FOLDER`` on 127.0.0.1 in a subprocess (its own process group, always killed)."""
 
-    def __init__(self, folder: str, port: int | None = None, log: Path | None = None) -> None:
+    def __init__(self, folder: str, port: int | None = None, log: Path | None = None,
+                 extra_args: tuple[str, ...] = ()) -> None:
         self.folder, self.port = folder, port or free_port()
-        self.log = log
+        self.log, self.extra_args = log, tuple(extra_args)
         self.process: subprocess.Popen | None = None
 
     @property
@@ -48,7 +49,7 @@ class ServeProcess:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         self.process = subprocess.Popen(
             [str(cli), "serve", self.folder, "--host", "127.0.0.1", "--port", str(self.port), "--device", "cpu",
-             "--log-level", "error"],
+             "--log-level", "error", *self.extra_args],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
         deadline = time.monotonic() + wait_s

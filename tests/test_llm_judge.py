@@ -271,3 +271,14 @@ def test_evaluate_module_doctest_and_reference_free(tiny_judge):
     assert through["scores"] == direct["scores"] and through["signature"] == direct["signature"]
     with pytest.raises(ValueError, match="Did you mean 'template'"):
         module.compute(predictions=["a"], model=tiny_judge, templat="x")
+
+
+def test_labels_that_are_no_single_token_fall_back_to_parsing(tiny_judge):
+    from nlgmetrics.judge import Request, get_backend
+
+    backend = get_backend("transformers", tiny_judge)
+    request = Request.of([{"role": "user", "content": "score the cat"}], ("3", "three"))
+    answers = []
+    with pytest.warns(UserWarning, match=r"no single token .* spells the answer label\(s\) \['three'\]"):
+        backend.run([request], lambda i, a: answers.append(a), max_tokens=3, weighting="geval")
+    assert answers[0].probs is None and answers[0].completion_tokens == 3

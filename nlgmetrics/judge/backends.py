@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,9 +139,9 @@ class TransformersBackend(JudgeBackend):
     def identity(self) -> dict[str, str]:
         return {"backend": self.name, "model": self.model_name, "revision": self.revision}
 
-    def label_token_ids(self, labels: tuple[str, ...]) -> dict[str, list[int]]:
-        """Every vocabulary id whose token spells each label (a leading space marker ``Ġ``/``▁`` ignored);
-        ``ValueError`` for a label that no single token spells."""
+    def label_token_ids(self, labels: tuple[str, ...]) -> dict[str, list[int]] | None:
+        """Every vocabulary id whose token spells each label (a leading space marker ``Ġ``/``▁`` ignored); ``None``
+        when some label is no single token (no G-Eval weighting is possible then)."""
         if labels not in self._label_ids:
             tokens = self.tokenizer.convert_ids_to_tokens(list(range(len(self.tokenizer))))
             found: dict[str, list[int]] = {label: [] for label in labels}
@@ -151,11 +151,11 @@ class TransformersBackend(JudgeBackend):
                     found[key].append(i)
             missing = [label for label, ids in found.items() if not ids]
             if missing:
-                raise ValueError(
-                    f"no single token of {self.model_name!r} spells the answer label(s) {missing}; use a scale whose "
-                    f"values are single tokens, or weighting='parse'."
+                warnings.warn(
+                    f"llm_judge: no single token of {self.model_name!r} spells the answer label(s) {missing}, so "
+                    f"G-Eval weighting is not possible; the greedy answers are parsed instead.", stacklevel=3,
                 )
-            self._label_ids[labels] = found
+            self._label_ids[labels] = None if missing else found
         return self._label_ids[labels]
 
     def _encode(self, requests: Sequence[Request]) -> dict:
@@ -177,10 +177,11 @@ class TransformersBackend(JudgeBackend):
             batch = self._encode([requests[i] for i in chunk])
             mask = batch["attention_mask"]
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            ids = [self.label_token_ids(requests[i].labels) for i in chunk] if weighting == "geval" else None
+            generate = (ids is None or None in ids) and max_tokens > 1
             with torch.inference_mode():
-                logits = self.model(**batch, position_ids=positions).logits[:, -1].float()
-                logprobs = torch.log_softmax(logits, dim=-1)
-                if weighting == "parse" and max_tokens > 1:
+                logprobs = torch.log_softmax(self.model(**batch, position_ids=positions).logits[:, -1].float(), -1)
+                if generate:
                     generated = self.model.generate(**batch, max_new_tokens=max_tokens, do_sample=False,
                                                     pad_token_id=self.tokenizer.pad_token_id)
                     new_tokens = generated[:, batch["input_ids"].shape[1]:]
@@ -188,9 +189,9 @@ class TransformersBackend(JudgeBackend):
                     new_tokens = logprobs.argmax(-1, keepdim=True)
             prompt_lengths = mask.sum(-1).tolist()
             for row, i in enumerate(chunk):
-                labels = requests[i].labels
-                ids = self.label_token_ids(labels)
-                probs = {label: float(sum(math.exp(logprobs[row, j].item()) for j in ids[label])) for label in labels}
+                label_ids = ids[row] if ids is not None else None
+                probs = None if label_ids is None else {
+                    label: float(logprobs[row, label_ids[label]].exp().sum()) for label in requests[i].labels}
                 tokens = [t for t in new_tokens[row].tolist() if t != self.tokenizer.pad_token_id]
                 text = self.tokenizer.decode(tokens, skip_special_tokens=True)
                 on_answer(i, Answer(text=text, probs=probs, model=self.model_name, fingerprint=self.revision,

@@ -282,3 +282,42 @@ def test_labels_that_are_no_single_token_fall_back_to_parsing(tiny_judge):
     with pytest.warns(UserWarning, match=r"no single token .* spells the answer label\(s\) \['three'\]"):
         backend.run([request], lambda i, a: answers.append(a), max_tokens=3, weighting="geval")
     assert answers[0].probs is None and answers[0].completion_tokens == 3
+
+
+def test_bad_input_is_named_before_any_call():
+    judge = ScriptedBackend(lambda r, s: "3")
+    run = dict(backend=judge, template=SHORT, cache=False)
+    cases = [
+        (dict(predictions="one text"), TypeError, "Wrap a single text in a list"),
+        (dict(predictions=["a", None]), TypeError, r"predictions\[1\]"),
+        (dict(predictions=["a", "b"], sources=["q"], template="relevance"), ValueError,
+         "sources has 1 items for 2 predictions"),
+        (dict(predictions=["a"], sources="q", template="relevance"), TypeError, "wrap a single text"),
+        (dict(predictions=["a"], scale=(1, 10)), ValueError, "0 <= low < high <= 9"),
+        (dict(predictions=["a"], scale=(1.0, 5.0)), TypeError, "two integers"),
+        (dict(predictions=["a"], weighting="mean"), ValueError, "weighting must be 'geval' or 'parse'"),
+        (dict(predictions=["a"], on_unparseable="skip"), ValueError, "on_unparseable must be one of"),
+        (dict(predictions=["a"], temperature=-1), ValueError, "temperature must be a number from 0 to 2"),
+        (dict(predictions=["a"], price=5), ValueError, "price must be"),
+        (dict(predictions=["a"], cache=0), TypeError, "cache must be True"),
+        (dict(predictions=["a"], mode="ranking"), ValueError, "mode must be 'score' or 'pairwise'"),
+        (dict(predictions=["a"], template={"user": 3}), TypeError, "'user' must be a non-empty string"),
+        (dict(predictions=["a"], baseline=["b"]), ValueError, "only read with mode='pairwise'"),
+        (dict(predictions=["a"], mode="pairwise", template=PAIR_ONLY), ValueError, "baseline=\\[...\\]"),
+        (dict(predictions=["a"], backend="vllm"), ValueError, "backend must be 'transformers', 'openai'"),
+        (dict(predictions=["a"], backend="transformers", model=None), ValueError, "the judge needs model="),
+    ]
+    for options, error, message in cases:
+        with pytest.raises(error, match=message):
+            compute_llm_judge(**{**run, **options})
+    assert judge.calls == []
+
+
+PAIR_ONLY = "which is better {response_a} or {response_b}"
+
+
+def test_lone_surrogates_are_replaced_with_a_warning(tmp_path):
+    judge = ScriptedBackend(lambda r, s: "4")
+    with pytest.warns(UserWarning, match="lone surrogates"):
+        result = compute_llm_judge(["bad \udcff byte"], backend=judge, template=SHORT, cache=str(tmp_path / "c.db"))
+    assert result["scores"] == [4.0] and "\ufffd" in judge.calls[0][0].as_messages()[-1]["content"]

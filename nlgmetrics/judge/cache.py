@@ -35,7 +35,7 @@ def default_cache_path() -> Path:
 
 def judgment_key(parts: dict[str, Any]) -> str:
     """SHA-256 of ``parts`` as canonical JSON."""
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()  # ASCII: any str encodes
 
 
 class JudgmentCache:

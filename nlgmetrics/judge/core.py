@@ -11,13 +11,14 @@ signature's parts, the messages and the sampling parameters.
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import nlgmetrics
-from nlgmetrics.inputs import check_predictions, check_references
+from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
 from nlgmetrics.judge.backends import Answer, JudgeBackend, Request, TransformersBackend
 from nlgmetrics.judge.cache import JudgmentCache, judgment_key
 from nlgmetrics.judge.scale import (
@@ -70,10 +71,16 @@ def _texts(values: Any, name: str, n: int) -> list[str] | None:
     """``values`` as one string per prediction (a list of strings per item is joined by blank lines)."""
     if values is None:
         return None
-    items = check_references(values, n) if not isinstance(values, str) else None
-    if items is None:
-        raise TypeError(f"{name} must be a list with one string per prediction, got a single string; wrap it: [text].")
-    out = ["\n\n".join(item) for item in items]
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a list with one string per prediction, got {type(values).__name__}; "
+                        f"wrap a single text in a list: [text].")
+    if len(values) != n:
+        raise ValueError(f"{name} has {len(values)} items for {n} predictions; give one per prediction.")
+    try:
+        items = check_references(values, n)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {exc}".replace("references", name)) from None
+    out = replace_lone_surrogates(["\n\n".join(item) for item in items], "llm_judge")
     empty = [i for i, text in enumerate(out) if not text.strip()]
     if empty:
         raise ValueError(f"{name}[{empty[0]}] is empty ({len(empty)} empty in all); the judge template shows it, so "
@@ -134,7 +141,7 @@ def compute_llm_judge(
     ``"error"`` raised. ``cache``: True (the default file, see :func:`nlgmetrics.judge.cache.default_cache_path`), a
     path, or False. ``price``: (USD per million prompt tokens, per million completion tokens) adds ``cost``.
     """
-    predictions = check_predictions(predictions)
+    predictions = replace_lone_surrogates(check_predictions(predictions), "llm_judge")
     n = len(predictions)
     if n == 0:
         raise ValueError("predictions is empty; pass at least one text to judge.")
@@ -148,7 +155,7 @@ def compute_llm_judge(
         if baseline is None:
             raise ValueError("mode='pairwise' compares each prediction with baseline=[...] (another system's "
                              "predictions, one per example).")
-        base = check_predictions(baseline, "baseline")
+        base = replace_lone_surrogates(check_predictions(baseline, "baseline"), "llm_judge")
         if len(base) != n:
             raise ValueError(f"baseline has {len(base)} texts for {n} predictions; give one per prediction.")
     elif baseline is not None:
@@ -157,9 +164,18 @@ def compute_llm_judge(
         raise ValueError(f"weighting must be 'geval' or 'parse', got {weighting!r}.")
     if on_unparseable not in UNPARSEABLE:
         raise ValueError(f"on_unparseable must be one of {UNPARSEABLE}, got {on_unparseable!r}.")
-    if not isinstance(max_tokens, int) or max_tokens < 1:
-        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}.")
-    if price is not None and (len(price) != 2 or min(price) < 0):
+    for option, value, low in (("max_tokens", max_tokens, 1), ("unparseable_retries", unparseable_retries, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{option} must be an integer of at least {low}, got {value!r}.")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
+        raise ValueError(f"temperature must be a number from 0 to 2 (0: greedy, the default), got {temperature!r}.")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"seed must be an integer or None, got {seed!r}.")
+    if cache is not True and cache is not False and not isinstance(cache, (str, os.PathLike)):
+        raise TypeError(f"cache must be True (the default file), a path or False, got {cache!r}.")
+    if price is not None and not (isinstance(price, (tuple, list)) and len(price) == 2
+                                  and all(isinstance(p, (int, float)) and not isinstance(p, bool) and p >= 0
+                                          for p in price)):
         raise ValueError(f"price must be (USD per 1M prompt tokens, USD per 1M completion tokens), got {price!r}.")
     sc = as_scale(scale)
     labels = PAIRWISE_LABELS if mode == PAIRWISE else sc.labels

@@ -53,7 +53,9 @@ class OpenAIBackend(JudgeBackend):
             if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "max_concurrency" else 0):
                 raise ValueError(f"{name} must be a {'positive' if name == 'max_concurrency' else 'non-negative'} "
                                  f"integer, got {value!r}.")
-        if not timeout or timeout <= 0:
+        if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or not 0 <= top_logprobs <= 20:
+            raise ValueError(f"top_logprobs must be an integer from 0 to 20 (OpenAI's limit), got {top_logprobs!r}.")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
         self._openai = openai
         self.model = model
@@ -61,7 +63,7 @@ class OpenAIBackend(JudgeBackend):
                                     max_retries=0, timeout=timeout)
         self.base_url = str(self.client.base_url).rstrip("/")
         self.max_concurrency, self.max_retries, self.backoff = max_concurrency, max_retries, backoff
-        self.top_logprobs = max(0, min(int(top_logprobs), 20))
+        self.top_logprobs = top_logprobs
         self.retries = 0  # requests sent again after a 429/5xx/timeout, over the backend's life
         self._no_logprobs_warned = False
         self._answered = threading.Event()  # the server has answered once (a later connection error may be a restart)

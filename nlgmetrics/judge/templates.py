@@ -146,10 +146,12 @@ def resolve_template(template: str | Template | dict | None, mode: str, given: s
         if unknown or "user" not in template:
             raise ValueError("a judge template dict has keys 'user' (required), 'system' and 'name'; "
                              f"got {sorted(template)}.")
-        template = Template(template.get("name", "custom"), template.get("system", ""), template["user"])
+        template = Template(str(template.get("name", "custom")), template.get("system", ""), template["user"])
     elif isinstance(template, str):
         template = builtin_template(template, mode, given) if "{" not in template else Template("custom", "", template)
     elif not isinstance(template, Template):
         raise TypeError(f"template must be a built-in name, a template string or a dict; got {type(template).__name__}.")
+    if not (isinstance(template.system, str) and isinstance(template.user, str)) or not template.user.strip():
+        raise TypeError(f"judge template {template.name!r}: 'user' must be a non-empty string and 'system' a string.")
     template.check(mode, given)
     return template

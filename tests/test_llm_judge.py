@@ -321,3 +321,14 @@ def test_lone_surrogates_are_replaced_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match="lone surrogates"):
         result = compute_llm_judge(["bad \udcff byte"], backend=judge, template=SHORT, cache=str(tmp_path / "c.db"))
     assert result["scores"] == [4.0] and "\ufffd" in judge.calls[0][0].as_messages()[-1]["content"]
+
+
+def test_answers_from_two_fingerprints_in_one_run_warn():
+    class Redeployed(ScriptedBackend):  # the server answers with another fingerprint after the first answer
+        def run(self, requests, on_answer, **options):
+            for j, _ in enumerate(requests):
+                on_answer(j, Answer("3", None, self.model, f"fp{min(j, 1)}", 1, 1))
+
+    with pytest.warns(UserWarning, match="the answers come from 2 model/fingerprint pairs"):
+        result = compute_llm_judge(["a", "b"], backend=Redeployed(None), template=SHORT, cache=False)
+    assert result["scores"] == [3.0, 3.0]

@@ -52,7 +52,7 @@ Args:
     cache: True (default file), a path, or False. price: (USD per 1M prompt tokens, per 1M completion tokens).
     max_concurrency (8), max_retries (6), timeout (60 s), top_logprobs (20): the openai client.
     batch_size (8), device, dtype, revision: the transformers model.
-    return_answers: bool, add the raw answers. progress: bool, a progress bar.
+    return_answers: bool, add the raw answers. verbose: bool, a progress bar.
 Returns:
     llm_judge: the mean score (pairwise: the win rate, ties counted half).
     scores: per-example scores (None where the answer could not be read).
@@ -93,7 +93,7 @@ class LLMJudge(evaluate_support.NLGMetric):
         mode="score", template=None, baseline=None, scale=(1, 5), weighting="geval", temperature=0.0, seed=0,
         max_tokens=8, on_unparseable="exclude", unparseable_retries=2, cache=True, base_url=None, api_key=None,
         revision=None, max_concurrency=8, max_retries=6, timeout=60.0, top_logprobs=20, price=None, batch_size=8,
-        device=None, dtype=None, return_answers=False, progress=False,
+        device=None, dtype=None, return_answers=False, verbose=False,
     ):
         from nlgmetrics.registry import score
 
@@ -104,5 +104,5 @@ class LLMJudge(evaluate_support.NLGMetric):
             unparseable_retries=unparseable_retries, cache=cache, base_url=base_url, api_key=api_key,
             revision=revision, max_concurrency=max_concurrency, max_retries=max_retries, timeout=timeout,
             top_logprobs=top_logprobs, price=price, batch_size=batch_size, device=device, dtype=dtype,
-            return_answers=return_answers, progress=progress,
+            return_answers=return_answers, verbose=verbose,
         )

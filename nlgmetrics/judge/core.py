@@ -124,7 +124,7 @@ def compute_llm_judge(
     device: str | None = None,
     dtype: str | None = None,
     return_answers: bool = False,
-    progress: bool = False,
+    verbose: bool = False,
 ) -> dict[str, Any]:
     """Judge each prediction with an LLM.
 
@@ -209,7 +209,7 @@ def compute_llm_judge(
     store = None if cache is False else JudgmentCache(None if cache is True else cache)
     stats = {"cache_hits": 0, "judged": 0, "prompt_tokens": 0, "completion_tokens": 0}
     try:
-        answers = _judge_all(judge, store, todo, parts, weighting, temperature, seed, max_tokens, progress, stats)
+        answers = _judge_all(judge, store, todo, parts, weighting, temperature, seed, max_tokens, verbose, stats)
         read = _reader(mode, sc, weighting, judge)
         unparseable = [k for k, a in answers.items() if read(a) is None]
         for attempt in range(1, unparseable_retries + 1):
@@ -217,7 +217,7 @@ def compute_llm_judge(
                 break
             retry = {k: todo[k] for k in unparseable}
             again = _judge_all(judge, store, retry, parts, weighting, max(temperature, 0.7),
-                               (seed or 0) + attempt, max_tokens, progress, stats)
+                               (seed or 0) + attempt, max_tokens, verbose, stats)
             answers.update({k: a for k, a in again.items() if read(a) is not None})
             unparseable = [k for k in unparseable if read(answers[k]) is None]
     finally:
@@ -261,6 +261,10 @@ def compute_llm_judge(
     result = {"llm_judge": sum(valid) / len(valid) if valid else None, "scores": scores, **result}
     fell_back = weighting == GEVAL and any(a.probs is None for a in answers.values())
     observed = sorted({(a.model, a.fingerprint) for a in answers.values()})
+    if len(observed) > 1:
+        warnings.warn(f"llm_judge: the answers come from {len(observed)} model/fingerprint pairs "
+                      f"({', '.join(f'{m!r} {f!r}' for m, f in observed[:4])}): the judge changed during the run, or "
+                      f"cached answers come from an earlier one; scores may mix judges.", stacklevel=2)
     if observed and parts.get("backend") == "openai":
         parts = {**parts, "served": ",".join(f"{m}" + (f"@{f}" if f else "") for m, f in observed)}
     result.update({

@@ -258,7 +258,8 @@ class MetricScorer:
                 result = score_metric(name, predictions, references, sources=own_sources, **options)
             for key, column in columns(name, result).items():
                 values = result[key]  # None where a metric left an example unscored (llm_judge): a null cell
-                out[column] = np.array(values, dtype=object if None in values else np.float64)
+                unscored = isinstance(values, list) and any(value is None for value in values)
+                out[column] = np.array(values, dtype=object) if unscored else np.asarray(values, dtype=np.float64)
         return out
 
     def __call__(self, batch: Any) -> Any:

@@ -210,7 +210,7 @@ def compute_llm_judge(
     stats = {"cache_hits": 0, "judged": 0, "prompt_tokens": 0, "completion_tokens": 0}
     try:
         answers = _judge_all(judge, store, todo, parts, weighting, temperature, seed, max_tokens, verbose, stats)
-        read = _reader(mode, sc, weighting, judge)
+        read = _reader(mode, sc, weighting)
         unparseable = [k for k, a in answers.items() if read(a) is None]
         for attempt in range(1, unparseable_retries + 1):
             if on_unparseable != "retry" or not unparseable:
@@ -282,7 +282,7 @@ def compute_llm_judge(
     return result
 
 
-def _reader(mode: str, sc: Scale, weighting: str, judge: JudgeBackend):
+def _reader(mode: str, sc: Scale, weighting: str):
     """``Answer -> score or verdict or None`` for the mode and weighting."""
     if mode == PAIRWISE:
         return lambda a: pairwise_verdict(a.text, a.probs if weighting == GEVAL else None)

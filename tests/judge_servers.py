@@ -82,9 +82,12 @@ class _Quiet(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
 
-    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+    def _send(self, status: int, body: bytes, content_type: str = "application/json",
+              retry_after: str | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
+        if retry_after is not None:
+            self.send_header("Retry-After", retry_after)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -195,7 +198,8 @@ class _ProxyHandler(_Quiet):
             if status is not None:
                 with proxy.lock:
                     proxy.refused[status] += 1
-                self._send(status, json.dumps({"error": {"message": f"proxy says {status}"}}).encode())
+                self._send(status, json.dumps({"error": {"message": f"proxy says {status}"}}).encode(),
+                           retry_after="0.05" if status == 429 else None)
                 return
             request = urllib.request.Request(proxy.upstream + self.path, data=data, method="POST",
                                              headers={"Content-Type": "application/json"})

@@ -7,7 +7,8 @@ when its text, stripped of spaces, equals it). A server that returns no logprobs
 fields) gets one warning and its answers are parsed.
 
 Up to ``max_concurrency`` requests are in flight (threads); a 429, 5xx, timeout or dropped connection is retried up
-to ``max_retries`` times with exponential backoff (``backoff * 2**attempt`` seconds plus jitter, capped at 30 s);
+to ``max_retries`` times with exponential backoff (``backoff * 2**attempt`` seconds, or the server's
+``Retry-After`` if longer, plus jitter, capped at 30 s);
 other 4xx errors stop the run with the server's message. A server that cannot be reached is a ``JudgeServerError``
 naming the URL.
 """
@@ -98,7 +99,8 @@ class OpenAIBackend(JudgeBackend):
                         f"start it, or fix base_url=. Judgments made so far are in the cache."
                     ) from None
                 self.retries += 1
-                time.sleep(min(self.backoff * 2 ** attempt, 30.0) + random.uniform(0, self.backoff))
+                wait_s = max(self.backoff * 2 ** attempt, _retry_after(exc))  # a server's Retry-After is honoured
+                time.sleep(min(wait_s, 30.0) + random.uniform(0, self.backoff))
                 attempt += 1
             except openai.APIStatusError as exc:
                 raise JudgeServerError(
@@ -151,6 +153,15 @@ class OpenAIBackend(JudgeBackend):
         finally:  # on an error, do not wait for requests still in flight (their answers are not needed)
             pool.shutdown(wait=not pending, cancel_futures=True)
             bar.close()
+
+
+def _retry_after(exc: Exception) -> float:
+    """Seconds from a ``Retry-After`` header of the failed response (0 without one, or for an HTTP date)."""
+    response = getattr(exc, "response", None)
+    try:
+        return max(0.0, float(response.headers.get("retry-after", 0))) if response is not None else 0.0
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def _reason(exc: Exception) -> str:

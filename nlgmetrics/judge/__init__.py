@@ -8,5 +8,5 @@ from nlgmetrics.judge.openai_backend import JudgeServerError, OpenAIBackend
 from nlgmetrics.judge.scale import Scale
 from nlgmetrics.judge.templates import BUILTIN, Template
 
-__all__ = ["Answer", "BUILTIN", "JudgeBackend", "JudgeServerError", "JudgmentCache", "OpenAIBackend", "Request", "Scale",
-           "Template", "TransformersBackend", "compute_llm_judge", "get_backend"]
+__all__ = ["Answer", "BUILTIN", "JudgeBackend", "JudgeServerError", "JudgmentCache", "OpenAIBackend", "Request",
+           "Scale", "Template", "TransformersBackend", "compute_llm_judge", "get_backend"]

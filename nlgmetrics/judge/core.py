@@ -27,8 +27,8 @@ from nlgmetrics.judge.scale import (
 from nlgmetrics.judge.templates import PAIRWISE, SCORE, Template, resolve_template
 
 UNPARSEABLE = ("exclude", "retry", "error")
-_BACKEND_OPTIONS = ("revision", "device", "dtype", "batch_size", "base_url", "api_key", "max_concurrency", "max_retries",
-                    "timeout", "top_logprobs")
+_BACKEND_OPTIONS = ("revision", "device", "dtype", "batch_size", "base_url", "api_key", "max_concurrency",
+                    "max_retries", "timeout", "top_logprobs")
 _BACKENDS: dict[tuple, JudgeBackend] = {}
 _BACKENDS_LOCK = threading.Lock()
 

@@ -111,14 +111,16 @@ def builtin_template(name: str, mode: str, given: set[str]) -> Template:
         rubric, needed = ("Compare the two responses and judge which is better overall (correct, relevant, "
                           "faithful, clear).", ())
         if name not in ("pairwise", *_RUBRICS):
-            raise ValueError(f"unknown judge template {name!r}; built-in: {', '.join(BUILTIN)}, or pass your own.")
+            raise ValueError(f"unknown judge template {name!r}; built-in: {', '.join(BUILTIN)}, or pass your own "
+                             "text with {response_a} and {response_b}.")
         if name in _RUBRICS:
             rubric, needed = _RUBRICS[name]
             rubric = rubric.replace("Rate", "Compare the two responses on this criterion:", 1)
     else:
         if name not in _RUBRICS:
             raise ValueError(
-                f"unknown judge template {name!r} for mode='score'; built-in: {', '.join(_RUBRICS)}, or pass your own."
+                f"unknown judge template {name!r} for mode='score'; built-in: {', '.join(_RUBRICS)}, or pass your own "
+                f"text with {{prediction}}."
             )
         rubric, needed = _RUBRICS[name]
     for field in needed:
@@ -150,7 +152,8 @@ def resolve_template(template: str | Template | dict | None, mode: str, given: s
     elif isinstance(template, str):
         template = builtin_template(template, mode, given) if "{" not in template else Template("custom", "", template)
     elif not isinstance(template, Template):
-        raise TypeError(f"template must be a built-in name, a template string or a dict; got {type(template).__name__}.")
+        raise TypeError(f"template must be a built-in name, a template string or a dict; "
+                        f"got {type(template).__name__}.")
     if not (isinstance(template.system, str) and isinstance(template.user, str)) or not template.user.strip():
         raise TypeError(f"judge template {template.name!r}: 'user' must be a non-empty string and 'system' a string.")
     template.check(mode, given)

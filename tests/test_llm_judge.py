@@ -3,7 +3,7 @@ on a tiny random Llama built here (tests/tiny_judge.py)."""
 
 from __future__ import annotations
 
-import math
+import functools
 import sqlite3
 import warnings
 
@@ -27,12 +27,17 @@ def tiny_judge():
     return tiny_judge_folder()
 
 
-def exact_probs(folder: str, messages: list[dict], labels) -> dict[str, float]:
-    """The oracle: one unpadded forward pass, softmax over the whole vocabulary at the answer position."""
+@functools.cache
+def oracle(folder: str):
+    """The tiny judge loaded on its own (not through the backend under test)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    return AutoTokenizer.from_pretrained(folder), AutoModelForCausalLM.from_pretrained(folder).eval()
+
+
+def exact_probs(folder: str, messages: list[dict], labels) -> dict[str, float]:
+    """The oracle: one unpadded forward pass, softmax over the whole vocabulary at the answer position."""
+    tokenizer, model = oracle(folder)
     ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
     with torch.no_grad():
         probs = torch.softmax(model(**ids).logits[0, -1].double(), -1)
@@ -111,13 +116,10 @@ def test_geval_scores_equal_exact_probabilities(tiny_judge):
 
 
 def test_parse_mode_reads_greedy_answer(tiny_judge):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     with pytest.warns(UserWarning, match="could not be read as an integer 1-5; excluded from the mean"):
         result = compute_llm_judge(PREDICTIONS, model=tiny_judge, template=SHORT, weighting="parse", max_tokens=3,
                                    cache=False, return_answers=True, on_unparseable="exclude")
-    tokenizer = AutoTokenizer.from_pretrained(tiny_judge)
-    model = AutoModelForCausalLM.from_pretrained(tiny_judge).eval()
+    tokenizer, model = oracle(tiny_judge)
     for text, answer, score in zip(PREDICTIONS, result["answers"], result["scores"]):
         ids = tokenizer.apply_chat_template([{"role": "user", "content": SHORT.format(prediction=text, low=1,
                                                                                        high=5)}],

@@ -17,7 +17,7 @@ import datasets
 import evaluate
 from evaluate.module import temp_seed  # the context manager evaluate seeds numpy with
 
-from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
+from nlgmetrics.inputs import check_pairs, check_predictions, replace_lone_surrogates_in_pairs
 from nlgmetrics.registry import unknown_option_message
 
 # numpy's global RNG is one per process: evaluate seeds it (``temp_seed(self.seed)``) around every ``_compute``, so
@@ -81,6 +81,9 @@ class NLGMetric(evaluate.Metric):
     """
 
     metric_name: str = ""
+    #: reference-free scoring: ``compute(predictions=...)`` without references goes straight to ``_compute`` with
+    #: ``references=None`` (``add``/``add_batch`` still store both columns).
+    references_optional: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -113,6 +116,10 @@ class NLGMetric(evaluate.Metric):
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute the metric on what was added and/or the given predictions and references."""
         self._check_options(kwargs)
+        if self.references_optional and predictions is not None and references is None and self.writer is None:
+            predictions = check_predictions(predictions)
+            with _SEEDED_COMPUTE, temp_seed(self.seed):
+                return self._compute(predictions=predictions, references=None, **kwargs)
         given = predictions is not None or references is not None
         if given:
             predictions, references = check_pairs(predictions, references)

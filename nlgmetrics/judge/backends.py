@@ -1,0 +1,200 @@
+"""Judge backends: what is asked (:class:`Request`), what comes back (:class:`Answer`), and the in-process
+``transformers`` backend. The OpenAI-compatible backend is :mod:`nlgmetrics.judge.openai_backend`.
+
+A backend answers a list of requests and reports each answer through a callback as soon as it has it (the caller
+commits it to the cache), in any order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Request:
+    """One judgment to make: the chat ``messages`` and the answer ``labels`` whose probabilities are wanted."""
+
+    messages: tuple[tuple[tuple[str, str], ...], ...]
+    labels: tuple[str, ...]
+
+    @classmethod
+    def of(cls, messages: list[dict[str, str]], labels: Sequence[str]) -> Request:
+        return cls(tuple(tuple(sorted(m.items())) for m in messages), tuple(labels))
+
+    def as_messages(self) -> list[dict[str, str]]:
+        return [dict(m) for m in self.messages]
+
+
+@dataclass
+class Answer:
+    """A judge's answer: its text, the probabilities of the request's labels (``None`` when the backend has none),
+    the model and fingerprint that answered, and token counts."""
+
+    text: str
+    probs: dict[str, float] | None = None
+    model: str = ""
+    fingerprint: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps({"text": self.text, "probs": self.probs, "model": self.model,
+                           "fingerprint": self.fingerprint, "prompt_tokens": self.prompt_tokens,
+                           "completion_tokens": self.completion_tokens}, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, data: str) -> Answer:
+        return cls(**json.loads(data))
+
+
+OnAnswer = Callable[[int, Answer], None]
+
+
+class JudgeBackend:
+    """Base of the backends. ``identity()`` names what decides the answers (part of the signature and cache key);
+    ``run`` answers ``requests`` and calls ``on_answer(i, answer)`` for each, as it arrives."""
+
+    name = ""
+
+    def identity(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def run(self, requests: Sequence[Request], on_answer: OnAnswer, *, max_tokens: int, weighting: str,
+            temperature: float = 0.0, seed: int | None = 0, progress: bool = False) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the backend holds (clients, threads)."""
+
+
+def folder_revision(folder: str | os.PathLike) -> str:
+    """A revision for a local model folder: SHA-256 (12 digits) of its config and tokenizer files and the names and
+    sizes of its weight files (so retrained or re-saved weights of another size change it)."""
+    root = Path(folder)
+    digest = hashlib.sha256()
+    for path in sorted(root.iterdir()):
+        if not path.is_file():
+            continue
+        if path.suffix in (".json", ".jinja", ".txt", ".model"):
+            digest.update(path.name.encode() + b"\x00" + path.read_bytes())
+        else:
+            digest.update(f"{path.name}:{path.stat().st_size}".encode())
+    return digest.hexdigest()[:12]
+
+
+class TransformersBackend(JudgeBackend):
+    """An in-process causal LM (``AutoModelForCausalLM``): prompts through the tokenizer's chat template, batched
+    with left padding; the answer's probabilities are read from the next-token distribution directly (softmax over
+    the whole vocabulary, summed over every token that spells the label, e.g. ``"3"`` and ``"▁3"``): exact, no
+    sampling. The answer text is the greedy continuation (``max_tokens`` tokens; one with G-Eval weighting).
+
+    ``model``: a local folder or a hub id (online); ``revision``: the hub revision (a local folder's is derived from
+    its files); ``device``: ``"cpu"``, ``"cuda"``, ... (default: CUDA when available); ``dtype``: ``None`` (float32),
+    ``"float16"`` or ``"bfloat16"`` (CUDA).
+    """
+
+    name = "transformers"
+
+    def __init__(self, model: str, *, revision: str | None = None, device: str | None = None,
+                 dtype: str | None = None, batch_size: int = 8) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+        local = Path(str(model)).is_dir()
+        self.model_name = str(model)
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        torch_dtype = {None: torch.float32, "float32": torch.float32, "float16": torch.float16,
+                       "bfloat16": torch.bfloat16}.get(dtype)
+        if torch_dtype is None:
+            raise ValueError(f"dtype must be None, 'float32', 'float16' or 'bfloat16', got {dtype!r}.")
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
+            self.model = AutoModelForCausalLM.from_pretrained(model, revision=revision, dtype=torch_dtype)
+        except OSError as exc:
+            raise ValueError(
+                f"cannot load the judge model {model!r} ({str(exc).splitlines()[0]}); pass a local folder holding a "
+                f"causal LM and its tokenizer, or a hub id when online."
+            ) from None
+        if getattr(self.tokenizer, "chat_template", None) is None:
+            raise ValueError(f"the tokenizer of {model!r} has no chat template; a judge needs a chat (instruct) model.")
+        self.model.to(self.device).eval()
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.revision = revision or (folder_revision(model) if local else getattr(
+            self.model.config, "_commit_hash", None) or "unknown")
+        self.batch_size = batch_size
+        self._label_ids: dict[tuple[str, ...], dict[str, list[int]]] = {}
+
+    def identity(self) -> dict[str, str]:
+        return {"backend": self.name, "model": self.model_name, "revision": self.revision}
+
+    def label_token_ids(self, labels: tuple[str, ...]) -> dict[str, list[int]] | None:
+        """Every vocabulary id whose token spells each label (a leading space marker ``Ġ``/``▁`` ignored); ``None``
+        when some label is no single token (no G-Eval weighting is possible then)."""
+        if labels not in self._label_ids:
+            tokens = self.tokenizer.convert_ids_to_tokens(list(range(len(self.tokenizer))))
+            found: dict[str, list[int]] = {label: [] for label in labels}
+            for i, token in enumerate(tokens):
+                key = (token or "").lstrip("Ġ▁ ")
+                if key in found:
+                    found[key].append(i)
+            missing = [label for label, ids in found.items() if not ids]
+            if missing:
+                warnings.warn(
+                    f"llm_judge: no single token of {self.model_name!r} spells the answer label(s) {missing}, so "
+                    f"G-Eval weighting is not possible; the greedy answers are parsed instead.", stacklevel=3,
+                )
+            self._label_ids[labels] = None if missing else found
+        return self._label_ids[labels]
+
+    def _encode(self, requests: Sequence[Request]) -> dict:
+        texts = [self.tokenizer.apply_chat_template(r.as_messages(), add_generation_prompt=True, tokenize=False)
+                 for r in requests]
+        batch = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        return {k: v.to(self.device) for k, v in batch.items() if k in ("input_ids", "attention_mask")}
+
+    def run(self, requests: Sequence[Request], on_answer: OnAnswer, *, max_tokens: int, weighting: str,
+            temperature: float = 0.0, seed: int | None = 0, progress: bool = False) -> None:
+        """Greedy and exact: ``temperature`` and ``seed`` do not change an in-process answer."""
+        import torch
+        from tqdm.auto import tqdm
+
+        order = sorted(range(len(requests)), key=lambda i: len(str(requests[i].messages)))  # similar lengths batch
+        bar = tqdm(total=len(requests), desc="judging", disable=not progress, unit="judgment")
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start:start + self.batch_size]
+            batch = self._encode([requests[i] for i in chunk])
+            mask = batch["attention_mask"]
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            ids = [self.label_token_ids(requests[i].labels) for i in chunk] if weighting == "geval" else None
+            generate = (ids is None or None in ids) and max_tokens > 1
+            with torch.inference_mode():
+                logprobs = torch.log_softmax(self.model(**batch, position_ids=positions).logits[:, -1].float(), -1)
+                if generate:
+                    generated = self.model.generate(**batch, max_new_tokens=max_tokens, do_sample=False,
+                                                    pad_token_id=self.tokenizer.pad_token_id)
+                    new_tokens = generated[:, batch["input_ids"].shape[1]:]
+                else:
+                    new_tokens = logprobs.argmax(-1, keepdim=True)
+            prompt_lengths = mask.sum(-1).tolist()
+            for row, i in enumerate(chunk):
+                label_ids = ids[row] if ids is not None else None
+                probs = None if label_ids is None else {
+                    label: float(logprobs[row, label_ids[label]].exp().sum()) for label in requests[i].labels}
+                tokens = [t for t in new_tokens[row].tolist() if t != self.tokenizer.pad_token_id]
+                text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+                on_answer(i, Answer(text=text, probs=probs, model=self.model_name, fingerprint=self.revision,
+                                    prompt_tokens=int(prompt_lengths[row]), completion_tokens=len(tokens)))
+            bar.update(len(chunk))
+        bar.close()

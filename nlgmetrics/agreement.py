@@ -35,6 +35,7 @@ or systems (system level).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -46,6 +47,7 @@ AVERAGES = ("none", "item", "sys")
 DARR_THRESHOLD = 25.0
 _PAIR_STATISTICS = ("kendall_b", "kendall_c", "kendall_like", "accuracy", "acc_eq")
 _CELLS_PER_CHUNK = 4_000_000  # pair differences held at once
+_SCIPY_KENDALL_FROM = 64  # group size from which Kendall's tau-b/c come from scipy.stats.kendalltau, row by row
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,13 @@ def _group_values(statistic: str, gold: np.ndarray, metric: np.ndarray, epsilon:
         pairs = con + dis
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(pairs > 0, (con - dis) / np.maximum(pairs, 1), np.nan), pairs.astype(float)
+    if statistic in ("kendall_b", "kendall_c") and gold.shape[-1] > _SCIPY_KENDALL_FROM:
+        variant = statistic[-1]  # scipy's O(n log n) kendalltau (mt-metrics-eval's own) for long vectors
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a constant vector: NaN (undefined), reported as such
+            values = [[scipy.stats.kendalltau(g, row, variant=variant)[0] for g, row in zip(gold, rows)]
+                      for rows in metric]
+        return np.array(values, dtype=float), weights
     con, dis, m_only, g_only, both = _pair_counts(gold, metric, epsilon, None)
     total = con + dis + m_only + g_only + both
     if statistic in ("accuracy", "acc_eq"):
@@ -381,20 +390,26 @@ def significance_clusters(human: object, metrics: Mapping[str, object], statisti
 # -- bootstrap ----------------------------------------------------------------------------------------------------
 def bootstrap_interval(human: object, metric: object, statistic: str = "pearson", average_by: str = "none",
                        n_resamples: int = 1000, seed: int | None = 12345, confidence: float = 0.95,
-                       threshold: float = DARR_THRESHOLD) -> tuple[float | None, float | None]:
+                       threshold: float = DARR_THRESHOLD, level: str = "segment") -> tuple[float | None, float | None]:
     """Percentile interval of the statistic over ``n_resamples`` resamples of the items (the matrix columns),
-    drawn with replacement by ``numpy.random.default_rng(seed)``; resamples where it is undefined are left out.
-    (None, None) when fewer than half the resamples give a value."""
+    drawn with replacement by ``numpy.random.default_rng(seed)`` (scipy's paired percentile bootstrap when there
+    is one system). ``level="system"``: each resample's system scores are the means over its items (then
+    ``average_by`` is ignored). Resamples where the statistic is undefined are left out; (None, None) when more
+    than half are."""
     from nlgmetrics.stats import bootstrap_indices
 
     _check_statistic(statistic, average_by)
+    if level not in ("segment", "system"):
+        raise ValueError(f"level must be 'segment' or 'system', got {level!r}.")
     h, m = as_matrix(human, "human"), as_matrix(metric, "metric")
     _prepare(h, m, average_by)  # checks
-    indices = bootstrap_indices(h.shape[1], n_resamples, seed)
     values = []
-    for columns in indices:
-        sub_h = h[:, columns]
-        gold, cells, layout = _prepare(sub_h, m[:, columns], average_by)
+    for columns in bootstrap_indices(h.shape[1], n_resamples, seed):
+        sub_h, sub_m = h[:, columns], m[:, columns]
+        if level == "system":
+            sub_h, sub_m = system_scores(sub_h, sub_h)[:, None], system_scores(sub_m, sub_h)[:, None]
+            average_by = "none"
+        gold, cells, layout = _prepare(sub_h, sub_m, average_by)
         value = _correlation(statistic, gold, cells, layout, threshold).value
         if value is not None:
             values.append(value)

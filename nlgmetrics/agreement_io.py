@@ -77,6 +77,9 @@ class Judgments:
                 raise ValueError(f"system {system_names[s]!r} item {item_names[i]!r} is given twice: give each "
                                  "(system, item) once (average repeated judgments first).")
             seen.add((s, i))
+            if refs is not None:
+                ref = references[k]
+                refs[i] = [ref] if isinstance(ref, str) else list(ref)
             value = human[k]
             if value is None or (isinstance(value, float) and math.isnan(value)):
                 dropped += 1
@@ -86,9 +89,6 @@ class Judgments:
                 scores[name][s, i] = _number(metrics[name][k], f"metric {name!r}")
             if hyps is not None:
                 hyps[s][i] = hypotheses[k]
-            if refs is not None:
-                ref = references[k]
-                refs[i] = [ref] if isinstance(ref, str) else list(ref)
         return cls(system_names, item_names, matrix, scores, hyps, refs, dropped)
 
 

@@ -106,13 +106,26 @@ def _layout(human: np.ndarray, average_by: str) -> _Layout:
 # -- per-group statistics: gold (G, L), metric (k, G, L) -> values (k, G) and weights (k, G) ----------------------
 def _pearson(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
     gc = gold - gold.mean(axis=-1, keepdims=True)
-    mc = metric - metric.mean(axis=-1, keepdims=True)
+    mean = metric.mean(axis=-1, keepdims=True)
+    mc = metric - mean
     with np.errstate(invalid="ignore", divide="ignore"):
         gc = gc / np.linalg.norm(gc, axis=-1, keepdims=True)
-        mc = mc / np.linalg.norm(mc, axis=-1, keepdims=True)
-        r = np.clip(np.einsum("...l,...l->...", mc, np.broadcast_to(gc, mc.shape)), -1.0, 1.0)
-    constant = (metric == metric[..., :1]).all(axis=-1) | (gold == gold[..., :1]).all(axis=-1)
-    return np.where(constant, np.nan, r)
+        norm = np.sqrt(np.einsum("...l,...l->...", mc, mc))
+        r = np.clip(np.einsum("...l,...l->...", mc, np.broadcast_to(gc, mc.shape)) / norm, -1.0, 1.0)
+    return np.where(_constant(metric, norm, mean[..., 0]) | _constant(gold), np.nan, r)
+
+
+def _constant(values: np.ndarray, centred_norm: np.ndarray | None = None, mean: np.ndarray | None = None
+              ) -> np.ndarray:
+    """Whether each vector (last axis) is constant. Given its mean and centred norm, only vectors whose centred
+    norm is tiny beside the mean (a constant vector's is rounding error) are compared element by element."""
+    if centred_norm is None:
+        return (values == values[..., :1]).all(axis=-1)
+    suspect = centred_norm <= 1e-9 * np.abs(mean) * np.sqrt(values.shape[-1])
+    out = np.zeros(suspect.shape, dtype=bool)
+    if suspect.any():
+        out[suspect] = (values[suspect] == values[suspect][..., :1]).all(axis=-1)
+    return out
 
 
 def _pair_counts(gold: np.ndarray, metric: np.ndarray, epsilon: float, threshold: float | None):
@@ -149,8 +162,7 @@ def _group_values(statistic: str, gold: np.ndarray, metric: np.ndarray, epsilon:
         return _pearson(gold, metric), weights
     if statistic == "spearman":
         values = _pearson(scipy.stats.rankdata(gold, axis=-1), scipy.stats.rankdata(metric, axis=-1))
-        constant = (metric == metric[..., :1]).all(axis=-1) | (gold == gold[..., :1]).all(axis=-1)
-        return np.where(constant, np.nan, values), weights
+        return np.where(_constant(metric) | _constant(gold), np.nan, values), weights
     if statistic == "kendall_like":
         con, dis = _pair_counts(gold, metric, 0.0, threshold)
         pairs = con + dis
@@ -192,12 +204,20 @@ def _average(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return np.where(w.sum(-1) > 0, (np.where(defined, values, 0.0) * w).sum(-1) / w.sum(-1), np.nan)
 
 
+def _take(metric: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """``metric[:, positions]``, as a view when the positions are one contiguous run (no grouping)."""
+    start = positions[0, 0]
+    if positions[-1, -1] - start + 1 == positions.size:
+        return metric[:, start : start + positions.size].reshape(len(metric), *positions.shape)
+    return metric[:, positions]
+
+
 def _batched(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _Layout, epsilon: float,
              threshold: float) -> np.ndarray:
     """The averaged statistic for each row of ``metric`` (k, n_cells in layout order): (k,)."""
     values, weights = [], []
     for positions in layout.by_size.values():
-        v, w = _group_values(statistic, gold[positions], metric[:, positions], epsilon, threshold)
+        v, w = _group_values(statistic, gold[positions], _take(metric, positions), epsilon, threshold)
         values.append(v)
         weights.append(w)
     if not values:
@@ -283,6 +303,20 @@ class PermutationParams:
     early_max: float = 0.5
 
 
+class _Draws:
+    """The keep/swap draws of ``RandomState(seed)``, block by block: generated once, shared by every pair tested
+    with the same seed (each pair sees the stream from its start, as after ``np.random.seed(seed)``)."""
+
+    def __init__(self, seed: int | None, n_cells: int) -> None:
+        self._rng, self._n, self._blocks = np.random.RandomState(seed), n_cells, []
+
+    def block(self, index: int, size: int) -> np.ndarray:
+        while len(self._blocks) <= index:
+            # RandomState.binomial(1, 0.5, n) is U > 0.5 for each uniform U in turn: the same draws, faster
+            self._blocks.append((self._rng.random_sample((size, self._n)) > 0.5).astype(float))
+        return self._blocks[index]
+
+
 def permutation_test(human: object, metric_a: object, metric_b: object, statistic: str = "pearson",
                      average_by: str = "none", k: int = 1000, seed: int | None = 12345,
                      params: PermutationParams = PermutationParams(), threshold: float = DARR_THRESHOLD
@@ -292,7 +326,7 @@ def permutation_test(human: object, metric_a: object, metric_b: object, statisti
     _check_statistic(statistic, average_by)
     gold, a, layout = _prepare(human, metric_a, average_by)
     _, b, _ = _prepare(human, metric_b, average_by)
-    return _permutation(statistic, gold, a, b, layout, k, np.random.RandomState(seed), params, threshold)
+    return _permutation(statistic, gold, a, b, layout, k, _Draws(seed, len(gold)), params, threshold)
 
 
 def _zscore(values: np.ndarray) -> np.ndarray:
@@ -304,10 +338,12 @@ def _zscore(values: np.ndarray) -> np.ndarray:
 
 
 def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray, layout: _Layout, k: int,
-                 rng: np.random.RandomState, params: PermutationParams, threshold: float) -> tuple[float, float, int]:
+                 draws: _Draws, params: PermutationParams, threshold: float) -> tuple[float, float, int]:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k (permutation draws) must be a positive integer (mt-metrics-eval: 1000), got {k!r}.")
     za, zb = _zscore(a), _zscore(b)
+
+    fast = statistic == "pearson" and layout.n_groups == 1 and len(gold) == len(next(iter(layout.by_size.values()))[0])
 
     def stat(metric: np.ndarray) -> np.ndarray:
         if statistic == "acc_eq":  # recalibrated on every draw, as mt-metrics-eval's KendallWithTiesOpt test
@@ -317,17 +353,41 @@ def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray,
         return np.nan_to_num(values, nan=0.0)  # mt-metrics-eval: an average of no defined group is 0
 
     delta = float(stat(zb[None])[0] - stat(za[None])[0])
-    count, used = 0, 0
+    count, used, index = 0, 0, 0
     while used < k:
         block = min(params.block_size, k - used)
-        keep = rng.random_sample((block, len(za))) > 0.5  # == RandomState.binomial(1, 0.5, n), draw by draw
-        mixed_a = np.where(keep, za, zb)
-        mixed_b = np.where(keep, zb, za)
-        count += int((stat(mixed_b) - stat(mixed_a) >= delta).sum())
+        keep = draws.block(index, block)
+        index += 1
+        if fast:
+            stat_a, stat_b = _pearson_of_mixtures(gold, za, zb, keep)
+        else:
+            swap = keep == 0.0
+            stat_a, stat_b = stat(np.where(swap, zb, za)), stat(np.where(swap, za, zb))
+        count += int((stat_b - stat_a >= delta).sum())
         used += block
         if block == params.block_size and not params.early_min <= count / used <= params.early_max:
             break
     return count / used, delta, used
+
+
+def _pearson_of_mixtures(gold: np.ndarray, za: np.ndarray, zb: np.ndarray, keep: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson with ``gold`` (one group) of every draw's mixtures ``a' = where(keep, za, zb) = zb + keep d`` and
+    ``b' = where(keep, zb, za) = za - keep d`` (``d = za - zb``), from sums, without building them: with ``K`` the
+    0/1 draw matrix, ``sum a' = sum zb + K d``, ``a'.g = zb.g + K (d g)``, ``sum a'^2 = sum zb^2 + K (za^2 - zb^2)``
+    (g centred and normalised; z-scored inputs keep ``sum x^2 - (sum x)^2 / n`` well conditioned); one product."""
+    n = len(gold)
+    g = gold - gold.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = g / np.linalg.norm(g)
+        d = za - zb
+        sums = keep @ np.stack([d, d * g, za * za - zb * zb], axis=1)
+        out = []
+        for base, sign in ((zb, 1.0), (za, -1.0)):
+            total, dot = base.sum() + sign * sums[:, 0], base @ g + sign * sums[:, 1]
+            square = base @ base + sign * sums[:, 2]
+            out.append(np.nan_to_num(np.clip(dot / np.sqrt(square - total * total / n), -1.0, 1.0), nan=0.0))
+    return out[0], out[1]
 
 
 def williams_test(human: object, metric_a: object, metric_b: object, one_sided: bool = True) -> float:
@@ -377,11 +437,12 @@ def significance_clusters(human: object, metrics: Mapping[str, object], statisti
     defined = sorted((n for n in results if results[n].value is not None), key=lambda n: (-results[n].value, n))
     undefined = sorted(n for n in results if results[n].value is None)
     pvalues = np.zeros((len(defined), len(defined)))
+    draws = _Draws(seed, len(next(iter(prepared.values()))[0])) if prepared else None
     for i, first in enumerate(defined):
         for j in range(i + 1, len(defined)):
             gold, a, layout = prepared[defined[j]]
-            pvalues[i, j] = _permutation(statistic, gold, a, prepared[first][1], layout, k,
-                                         np.random.RandomState(seed), params, threshold)[0]
+            pvalues[i, j] = _permutation(statistic, gold, a, prepared[first][1], layout, k, draws, params,
+                                         threshold)[0]
     ranks = assign_ranks(pvalues, alpha) + [None] * len(undefined)
     names = defined + undefined
     return names, [results[n] for n in names], pvalues, ranks

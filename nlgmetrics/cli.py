@@ -482,7 +482,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_agree(args: argparse.Namespace) -> int:
     """Agreement of metrics with human judgments (nlgmetrics.human_agreement)."""
     from nlgmetrics import agreement_io as io_
-    from nlgmetrics.human_agreement import agree, check_plot_path, plot, report
+    from nlgmetrics.human_agreement import agree, check_plot_path, merge, plot, report
 
     metrics = list(dict.fromkeys(args.metrics))
     for metric in metrics:
@@ -507,10 +507,14 @@ def cmd_agree(args: argparse.Namespace) -> int:
         for path in (args.plot, args.scatter):
             if path:
                 check_plot_path(path, inputs)
+        if args.scores and args.input != "mtme":
+            raise CLIError("--scores NAME=FILE reads mt-metrics-eval score files: use it with --input mtme")
+        if args.pair and args.input != "wmt-da":
+            raise CLIError("--pair selects language pairs of a WMT DA file: use it with --input wmt-da")
         if args.input == "wmt-da":
             if not args.pair:
-                raise CLIError("--input wmt-da needs --pair (e.g. de-en)")
-            judgments = io_.read_wmt_da(args.human, args.pair, args.texts)
+                raise CLIError("--input wmt-da needs --pair (e.g. de-en; several for a table per pair)")
+            datasets = {pair: io_.read_wmt_da(args.human, pair, args.texts) for pair in dict.fromkeys(args.pair)}
         elif args.input == "mtme":
             files = {}
             for spec in args.scores:
@@ -518,26 +522,30 @@ def cmd_agree(args: argparse.Namespace) -> int:
                 if not eq or not name or not file:
                     raise CLIError(f"--scores {spec!r}: write NAME=FILE (an mt-metrics-eval .seg.score file)")
                 files[name] = file
-            judgments = io_.read_mtme(args.human, files)
+            datasets = {None: io_.read_mtme(args.human, files)}
         elif args.input == "table":
-            judgments = io_.read_table(args.human, args.human_column, args.system_column or None,
-                                       args.item_column or None, args.columns, args.hypothesis_column,
-                                       args.reference_column)
+            datasets = {None: io_.read_table(args.human, args.human_column, args.system_column or None,
+                                             args.item_column or None, args.columns, args.hypothesis_column,
+                                             args.reference_column)}
         else:
             if not args.dimension:
                 raise CLIError("--input annotations needs --dimension (e.g. relevance)")
-            judgments = io_.read_annotations(args.human, args.dimension, args.annotations_key,
-                                             args.system_column or "model_id", args.item_column or "id", args.columns)
-        if args.scores and args.input != "mtme":
-            raise CLIError("--scores NAME=FILE reads mt-metrics-eval score files: use it with --input mtme")
-        result = agree(judgments, metrics, metric_options, levels=args.level, statistics=args.statistic,
-                       average_by=args.average, n_resamples=args.n_resamples, k=args.k,
-                       seed=None if args.seed.lower() == "none" else _seed(args.seed), alpha=args.alpha,
-                       threshold=args.threshold, keep_scores=bool(args.scatter))
+            datasets = {None: io_.read_annotations(args.human, args.dimension, args.annotations_key,
+                                                   args.system_column or "model_id", args.item_column or "id",
+                                                   args.columns)}
+        results = {
+            name: agree(judgments, metrics, metric_options, levels=args.level, statistics=args.statistic,
+                        average_by=args.average, n_resamples=args.n_resamples, k=args.k,
+                        seed=None if args.seed.lower() == "none" else _seed(args.seed), alpha=args.alpha,
+                        threshold=args.threshold, keep_scores=bool(args.scatter))
+            for name, judgments in datasets.items()
+        }
+        result = results[None] if None in results else merge(results)
         if args.plot:
             print(f"wrote {plot(result, args.plot)}", file=sys.stderr)
         if args.scatter:
-            scatter = {"human": judgments.human, "metrics": result.pop("scores")}
+            first, judgments = next(iter(datasets.items()))
+            scatter = {"human": judgments.human, "metrics": results[first].pop("scores")}
             print(f"wrote {plot(result, args.scatter, scatter=scatter)}", file=sys.stderr)
     except (ValueError, TypeError, ImportError, OSError) as exc:
         raise CLIError(str(exc)) from None
@@ -631,7 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
     agreeing.add_argument("human", help="the human judgments file")
     agreeing.add_argument("--input", "-i", choices=["wmt-da", "mtme", "table", "annotations"], default="table",
                           help="its format (default: table = CSV/TSV/JSONL with named columns)")
-    agreeing.add_argument("--pair", help="wmt-da: the language pair, e.g. de-en")
+    agreeing.add_argument("--pair", nargs="+", help="wmt-da: the language pair(s), e.g. de-en (several: a column each)")
     agreeing.add_argument("--texts", help="wmt-da: folder with the reference and system outputs (to score -m)")
     agreeing.add_argument("--scores", action="append", default=[], metavar="NAME=FILE",
                           help="mtme: a metric's .seg.score file (repeatable)")
@@ -658,7 +666,8 @@ def build_parser() -> argparse.ArgumentParser:
     agreeing.add_argument("--threshold", type=float, default=25.0, help="kendall_like: DARR's minimum human difference")
     agreeing.add_argument("--format", "-f", choices=["table", "markdown", "json", "csv"], default="table")
     agreeing.add_argument("--plot", metavar="PNG", help="write the correlations with intervals and clusters")
-    agreeing.add_argument("--scatter", metavar="PNG", help="write the figure with a scatter per metric")
+    agreeing.add_argument("--scatter", metavar="PNG",
+                          help="write the figure with a scatter per metric (of the first pair)")
     agreeing.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
     agreeing.add_argument("--progress", choices=["auto", "on", "off"], default="auto", help=progress_help)
     agreeing.set_defaults(func=cmd_agree)

@@ -164,9 +164,42 @@ def _fmt(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3f}"
 
 
+def merge(results: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Several :func:`agree` results (e.g. one per language pair) as one: every row gets its ``dataset``, and the
+    counts are kept per dataset."""
+    rows, pvalues, counts = [], {}, {}
+    for name, result in results.items():
+        rows += [{"dataset": name, **row} for row in result["rows"]]
+        pvalues.update({f"{name}/{key}": value for key, value in result["pvalues"].items()})
+        counts[name] = {key: result[key] for key in ("systems", "items", "judged", "dropped")}
+    return {"rows": rows, "pvalues": pvalues, "datasets": counts}
+
+
+def _panel(row: Mapping[str, Any]) -> tuple:
+    return row.get("dataset"), row["level"], row["statistic"], row["average_by"]
+
+
+def _panel_names(panels: list[tuple]) -> list[str]:
+    """Column titles: only the parts that differ between panels (a WMT table: just the language pairs)."""
+    varying = [len({p[k] for p in panels}) > 1 for k in range(4)] if len(panels) > 1 else [False, True, True, True]
+    names = []
+    for panel in panels:
+        parts = [str(v) if k != 3 else f"by {v}" for k, v in enumerate(panel) if varying[k] and v is not None]
+        names.append(" ".join(parts) or panel[2])
+    return names
+
+
+def _counts(result: Mapping[str, Any]) -> str:
+    datasets = result.get("datasets") or {"": result}
+    return "; ".join(f"{name + ': ' if name else ''}{c['judged']} judged segments ({c['systems']} systems x "
+                     f"{c['items']} items), {c['dropped']} without a human score dropped"
+                     for name, c in datasets.items())
+
+
 def report(result: Mapping[str, Any], fmt: str = "table") -> str:
-    """:func:`agree`'s result as text: ``table`` / ``markdown`` (a row per metric, a column per level and
-    statistic: value, [interval], cluster rank), ``csv`` (one line per row) or ``json`` (the whole result)."""
+    """:func:`agree`'s (or :func:`merge`'s) result as text: ``table`` / ``markdown`` (a row per metric, a column per
+    dataset, level and statistic: value [95% interval] (significance cluster)), ``csv`` (one line per row) or
+    ``json`` (the whole result)."""
     import csv
     import io
     import json
@@ -181,11 +214,13 @@ def report(result: Mapping[str, Any], fmt: str = "table") -> str:
         buffer = io.StringIO()
         keys = ["level", "statistic", "average_by", "metric", "value", "ci_low", "ci_high", "rank", "reason",
                 "groups", "cells", "epsilon"]
+        if rows and "dataset" in rows[0]:
+            keys.insert(0, "dataset")
         writer = csv.DictWriter(buffer, keys, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
         return buffer.getvalue().rstrip("\n")
-    columns = list(dict.fromkeys((r["level"], r["statistic"], r["average_by"]) for r in rows))
+    panels = list(dict.fromkeys(_panel(r) for r in rows))
     metrics = list(dict.fromkeys(r["metric"] for r in rows))
     cells = {}
     for r in rows:
@@ -194,15 +229,14 @@ def report(result: Mapping[str, Any], fmt: str = "table") -> str:
             text += f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
         if r["rank"] is not None:
             text += f" ({r['rank']})"
-        cells[(r["metric"], r["level"], r["statistic"], r["average_by"])] = text
-    header = ["metric", *(f"{level} {stat}" + (f" by {avg}" if avg != "none" else "") for level, stat, avg in columns)]
-    body = [[m, *(cells.get((m, *c), "") for c in columns)] for m in metrics]
-    notes = ["", f"{result['judged']} judged segments ({result['systems']} systems x {result['items']} items); "
-             f"{result['dropped']} records without a human score dropped. [95% bootstrap interval over items] "
-             "(significance cluster: 1 = best; a metric is in a lower cluster when one of a higher cluster "
-             "agrees significantly better, permutation test p <= alpha)."]
-    notes += [f"{r['metric']} {r['level']} {r['statistic']}: undefined ({r['reason']})" for r in rows
-              if r["value"] is None]
+        cells[(r["metric"], _panel(r))] = text
+    header = ["metric", *_panel_names(panels)]
+    body = [[m, *(cells.get((m, p), "") for p in panels)] for m in metrics]
+    notes = ["", _counts(result) + ". Cells: value [95% bootstrap interval over items] (significance cluster: "
+             "1 = best; a metric falls to the next cluster when one of the current cluster agrees significantly "
+             "better, permutation test p <= alpha)."]
+    notes += [f"{r['metric']} {' '.join(str(x) for x in _panel(r)[:3] if x)}: undefined ({r['reason']})"
+              for r in rows if r["value"] is None]
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         return "\n".join(lines + ["| " + " | ".join(line) + " |" for line in body] + notes)
@@ -242,7 +276,8 @@ def plot(result: Mapping[str, Any], path: str | Path, scatter: Mapping[str, Any]
         raise ImportError("plotting needs matplotlib: pip install 'nlgmetrics[plot]'.") from None
     path = check_plot_path(path)
     rows = result["rows"]
-    panels = list(dict.fromkeys((r["level"], r["statistic"], r["average_by"]) for r in rows))
+    panels = list(dict.fromkeys(_panel(r) for r in rows))
+    titles = _panel_names(panels)
     n_scatter = len(scatter["metrics"]) if scatter else 0
     total = len(panels) + n_scatter
     columns = min(3, total)
@@ -251,8 +286,8 @@ def plot(result: Mapping[str, Any], path: str | Path, scatter: Mapping[str, Any]
     figure, axes = plt.subplots(grid, columns, squeeze=False,
                                 figsize=(4.2 * columns + 1.5, grid * (0.35 * len(metrics) + 1.6)))
     palette = plt.get_cmap("tab10")
-    for axis, panel in zip(axes.flat, panels):
-        selected = [r for r in rows if (r["level"], r["statistic"], r["average_by"]) == panel]
+    for axis, panel, title in zip(axes.flat, panels, titles):
+        selected = [r for r in rows if _panel(r) == panel]
         for y, r in enumerate(reversed(selected)):
             if r["value"] is None:
                 axis.text(0.02, y, "undefined", transform=axis.get_yaxis_transform(), fontsize=7, va="center")
@@ -263,7 +298,7 @@ def plot(result: Mapping[str, Any], path: str | Path, scatter: Mapping[str, Any]
             axis.plot([r["value"]], [y], "o", color=color, markersize=5)
         axis.set_yticks(range(len(selected)), [r["metric"] for r in reversed(selected)], fontsize=8)
         axis.set_ylim(-0.6, len(selected) - 0.4)
-        axis.set_title(f"{panel[0]} {panel[1]}" + (f" (by {panel[2]})" if panel[2] != "none" else ""), fontsize=10)
+        axis.set_title(title, fontsize=10)
         axis.grid(axis="x", alpha=0.3)
     flat_axes = list(axes.flat)
     if scatter:

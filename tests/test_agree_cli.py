@@ -15,7 +15,7 @@ from nlgmetrics import agree
 from nlgmetrics import agreement as A
 from nlgmetrics.agreement_io import Judgments, read_annotations, read_mtme, read_table, read_wmt_da
 from nlgmetrics.cli import main
-from nlgmetrics.human_agreement import check_plot_path, report
+from nlgmetrics.human_agreement import check_plot_path, merge, report
 
 pytestmark = pytest.mark.filterwarnings("ignore:100 or more predictions end in a tokenized period")
 MINI = Path(__file__).parent / "data" / "wmt17_da_mini"
@@ -190,3 +190,19 @@ def test_cli_table_columns(capsys, tmp_path):
 def test_cli_errors(capsys, argv, message):
     assert main(["agree", str(MINI / "DA-seglevel.csv"), *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_merge_reports_a_column_per_dataset():
+    rng = np.random.default_rng(2)
+    results = {}
+    for pair in ("cs-en", "de-en"):
+        human = rng.normal(size=(2, 30))
+        metrics = {"a": human + rng.normal(size=human.shape), "b": human + 2 * rng.normal(size=human.shape)}
+        results[pair] = agree(Judgments(["s1", "s2"], [str(i) for i in range(30)], human, metrics),
+                              n_resamples=0, k=0)
+    merged = merge(results)
+    lines = report(merged, "markdown").splitlines()
+    assert lines[0] == "| metric | cs-en | de-en |"
+    value = next(r["value"] for r in results["de-en"]["rows"] if r["metric"] == "b")
+    assert f"{value:.3f}" in next(line for line in lines if line.startswith("| b |")).split("|")[3]
+    assert report(merged, "csv").splitlines()[0].startswith("dataset,level,")

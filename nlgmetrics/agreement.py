@@ -28,8 +28,15 @@ judged scores are z-scored, and in each of ``k`` draws every cell's two scores a
 (early stopping every ``block_size`` draws when ``p < early_min`` or ``p > early_max``). The draws are those of
 ``numpy.random.RandomState(seed).binomial(1, 0.5, n)`` called once per draw (so a seed gives mt-metrics-eval's
 p-value after ``np.random.seed(seed)``); every pair of metrics is tested with the same draws. Significance
-clusters are mt-metrics-eval's ``AssignRanks``. Bootstrap intervals resample items with replacement (segment level)
-or systems (system level).
+clusters are mt-metrics-eval's ``AssignRanks``. Bootstrap intervals resample items with replacement.
+
+Where this differs from mt-metrics-eval, on purpose: an undefined statistic is None with a reason (mt-metrics-eval:
+0 or NaN); ``acc_eq`` searches every pair (``sample_rate=1``; exact ties between thresholds go to the smallest);
+the permutation test of ``kendall_like`` averages groups as the statistic does (weighted by pairs; mt-metrics-eval's
+test takes the plain mean); Williams' test counts the judged cells only. Cost: the pair statistics are O(n^2) per
+group (tau-b/c of groups over 64 cells come from scipy's O(n log n) ``kendalltau``); the permutation test of
+``acc_eq`` recalibrates on every draw, as mt-metrics-eval's. Pearson without grouping is vectorised over draws and
+resamples from sums (one matrix product each).
 """
 
 from __future__ import annotations
@@ -456,7 +463,8 @@ def bootstrap_interval(human: object, metric: object, statistic: str = "pearson"
     drawn with replacement by ``numpy.random.default_rng(seed)`` (scipy's paired percentile bootstrap when there
     is one system). ``level="system"``: each resample's system scores are the means over its items (then
     ``average_by`` is ignored). Resamples where the statistic is undefined are left out; (None, None) when more
-    than half are."""
+    than half are. Segment-level Pearson without grouping is computed for all resamples at once
+    (:func:`_resampled_pearson`); the other statistics resample by resample."""
     from nlgmetrics.stats import bootstrap_indices
 
     _check_statistic(statistic, average_by)
@@ -464,21 +472,54 @@ def bootstrap_interval(human: object, metric: object, statistic: str = "pearson"
         raise ValueError(f"level must be 'segment' or 'system', got {level!r}.")
     h, m = as_matrix(human, "human"), as_matrix(metric, "metric")
     _prepare(h, m, average_by)  # checks
-    values = []
-    for columns in bootstrap_indices(h.shape[1], n_resamples, seed):
-        sub_h, sub_m = h[:, columns], m[:, columns]
-        if level == "system":
-            sub_h, sub_m = system_scores(sub_h, sub_h)[:, None], system_scores(sub_m, sub_h)[:, None]
-            average_by = "none"
-        gold, cells, layout = _prepare(sub_h, sub_m, average_by)
-        value = _correlation(statistic, gold, cells, layout, threshold).value
-        if value is not None:
-            values.append(value)
+    indices = bootstrap_indices(h.shape[1], n_resamples, seed)
+    if statistic == "pearson" and average_by == "none" and level == "segment":
+        values = _resampled_pearson(h, m, indices)
+        values = values[~np.isnan(values)]
+    else:
+        values = []
+        for columns in indices:
+            sub_h, sub_m = h[:, columns], m[:, columns]
+            if level == "system":
+                sub_h, sub_m = system_scores(sub_h, sub_h)[:, None], system_scores(sub_m, sub_h)[:, None]
+                average_by = "none"
+            gold, cells, layout = _prepare(sub_h, sub_m, average_by)
+            value = _correlation(statistic, gold, cells, layout, threshold).value
+            if value is not None:
+                values.append(value)
     if len(values) < n_resamples / 2:
         return None, None
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def _resampled_pearson(human: np.ndarray, metric: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Pearson of the judged cells of every resample of items (rows of ``indices``) at once: with ``w`` how often
+    each cell's item was drawn, weighted sums ``sum w``, ``sum w g``, ``sum w m``, ``sum w g^2``, ``sum w m^2``,
+    ``sum w g m`` come from one matrix product (inputs z-scored first, which leaves r unchanged and keeps
+    ``sum w x^2 - (sum w x)^2 / sum w`` well conditioned); NaN where a resample's human or metric cells are constant."""
+    judged = ~np.isnan(human)
+    items = np.nonzero(judged)[1]
+    gold, values = human[judged], metric[judged]
+    g = (gold - gold.mean()) / (gold.std() or 1.0)
+    x = (values - values.mean()) / (values.std() or 1.0)
+    n_items = human.shape[1]
+    out = np.empty(len(indices))
+    for start in range(0, len(indices), 256):
+        chunk = indices[start : start + 256]
+        flat = (np.arange(len(chunk))[:, None] * n_items + chunk).ravel()
+        counts = np.bincount(flat, minlength=len(chunk) * n_items).reshape(len(chunk), n_items)
+        weights = counts[:, items].astype(float)
+        n, sg, sx, sgg, sxx, sgx = (weights @ np.stack([np.ones_like(g), g, x, g * g, x * x, g * x], axis=1)).T
+        drawn = weights > 0
+        constant = np.zeros(len(chunk), dtype=bool)
+        for column in (gold, values):
+            constant |= np.where(drawn, column, np.inf).min(1) == np.where(drawn, column, -np.inf).max(1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = (sgx - sg * sx / n) / np.sqrt((sgg - sg * sg / n) * (sxx - sx * sx / n))
+        out[start : start + len(chunk)] = np.where(constant | (n < 2), np.nan, np.clip(r, -1.0, 1.0))
+    return out
 
 
 def system_scores(scores: np.ndarray, human: np.ndarray) -> np.ndarray:

@@ -299,6 +299,8 @@ def plot(result: Mapping[str, Any], path: str | Path, scatter: Mapping[str, Any]
         axis.set_yticks(range(len(selected)), [r["metric"] for r in reversed(selected)], fontsize=8)
         axis.set_ylim(-0.6, len(selected) - 0.4)
         axis.set_title(title, fontsize=10)
+        axis.set_xlabel(f"{panel[1]}-level {panel[2]}" + (f" (by {panel[3]})" if panel[3] != "none" else ""),
+                        fontsize=8)
         axis.grid(axis="x", alpha=0.3)
     flat_axes = list(axes.flat)
     if scatter:

@@ -135,6 +135,19 @@ def test_bootstrap_equals_scipy_percentile_bootstrap(tied):
     assert ours == pytest.approx((theirs.low, theirs.high), abs=1e-12)
 
 
+def test_vectorised_pearson_bootstrap_equals_resample_by_resample():
+    from nlgmetrics.stats import bootstrap_indices
+
+    rng = np.random.default_rng(4)
+    human = np.round(rng.normal(size=(3, 40)), 1)
+    metric = human + rng.normal(size=human.shape)
+    human[rng.random(human.shape) < 0.4] = np.nan
+    metric[:, :3] = 1.0  # some constant stretches
+    values = [A.correlation(human[:, c], metric[:, c]).value for c in bootstrap_indices(40, 300, 9)]
+    expected = np.percentile([v for v in values if v is not None], [2.5, 97.5])
+    assert A.bootstrap_interval(human, metric, n_resamples=300, seed=9) == pytest.approx(tuple(expected), abs=1e-12)
+
+
 def test_bootstrap_resamples_items_with_missing_cells():
     rng = np.random.default_rng(5)
     human = rng.normal(size=(4, 60))

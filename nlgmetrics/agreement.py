@@ -512,12 +512,14 @@ def _resampled_pearson(human: np.ndarray, metric: np.ndarray, indices: np.ndarra
         counts = np.bincount(flat, minlength=len(chunk) * n_items).reshape(len(chunk), n_items)
         weights = counts[:, items].astype(float)
         n, sg, sx, sgg, sxx, sgx = (weights @ np.stack([np.ones_like(g), g, x, g * g, x * x, g * x], axis=1)).T
-        drawn = weights > 0
-        constant = np.zeros(len(chunk), dtype=bool)
-        for column in (gold, values):
-            constant |= np.where(drawn, column, np.inf).min(1) == np.where(drawn, column, -np.inf).max(1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            r = (sgx - sg * sx / n) / np.sqrt((sgg - sg * sg / n) * (sxx - sx * sx / n))
+            var_g, var_x = sgg - sg * sg / n, sxx - sx * sx / n
+            r = (sgx - sg * sx / n) / np.sqrt(var_g * var_x)
+        # a constant resample's variance is rounding error: only near-zero ones are checked value by value
+        constant = np.zeros(len(chunk), dtype=bool)
+        for row in np.flatnonzero((var_g <= 1e-9 * n) | (var_x <= 1e-9 * n)):
+            drawn = weights[row] > 0
+            constant[row] = np.ptp(gold[drawn]) == 0 or np.ptp(values[drawn]) == 0
         out[start : start + len(chunk)] = np.where(constant | (n < 2), np.nan, np.clip(r, -1.0, 1.0))
     return out
 

@@ -1,4 +1,6 @@
-"""Record mt-metrics-eval's own statistics as the test oracle of ``nlgmetrics.agreement`` (tests/data/mtme_oracle.json.gz).
+"""Record mt-metrics-eval's own statistics as the test oracle of ``nlgmetrics.agreement``.
+
+Writes tests/data/mtme_oracle.json.gz.
 
 mt-metrics-eval (github.com/google-research/mt-metrics-eval, Apache-2.0) is not a dependency and is never vendored:
 this script imports ``mt_metrics_eval.stats`` from a local checkout given on the command line (it needs numpy and
@@ -96,7 +98,8 @@ def main() -> int:
     parser.add_argument("--mtme", type=Path, required=True, help="a local checkout of google-research/mt-metrics-eval")
     parser.add_argument("--commit", default=None, help="the checkout's commit (default: git rev-parse HEAD there)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "tests/data/mtme_oracle.json.gz")
+    parser.add_argument("--out", type=Path,
+                        default=Path(__file__).resolve().parent.parent / "tests" / "data" / "mtme_oracle.json.gz")
     args = parser.parse_args()
     commit = args.commit or subprocess.run(["git", "-C", str(args.mtme), "rev-parse", "HEAD"], capture_output=True,
                                            text=True, check=True).stdout.strip()

@@ -140,7 +140,7 @@ def agree_command(data: Path, pairs: list[str], plot: Path) -> list[str]:
 
 
 def agree_report(data: Path, pairs: list[str]) -> int:
-    """Run ``nlgmetrics agree`` on WMT17 DA; write its JSON, markdown and plot; compare SentBLEU with the published row."""
+    """Run ``nlgmetrics agree`` on WMT17 DA; write its JSON, markdown and plot; set SentBLEU beside the published row."""
     import contextlib
     import io
 

@@ -52,7 +52,6 @@ import scipy.stats
 STATISTICS = ("pearson", "spearman", "kendall_b", "kendall_c", "kendall_like", "accuracy", "acc_eq")
 AVERAGES = ("none", "item", "sys")
 DARR_THRESHOLD = 25.0
-_PAIR_STATISTICS = ("kendall_b", "kendall_c", "kendall_like", "accuracy", "acc_eq")
 _CELLS_PER_CHUNK = 4_000_000  # pair differences held at once
 _SCIPY_KENDALL_FROM = 64  # group size from which Kendall's tau-b/c come from scipy.stats.kendalltau, row by row
 
@@ -83,7 +82,8 @@ def _check_statistic(statistic: str, average_by: str) -> None:
     if statistic not in STATISTICS:
         raise ValueError(f"unknown statistic {statistic!r}; choose from {', '.join(STATISTICS)}.")
     if average_by not in AVERAGES:
-        raise ValueError(f"average_by must be one of {', '.join(AVERAGES)} (mt-metrics-eval's names), got {average_by!r}.")
+        raise ValueError(f"average_by must be one of {', '.join(AVERAGES)} (mt-metrics-eval's names), "
+                         f"got {average_by!r}.")
 
 
 def as_matrix(scores: object, name: str) -> np.ndarray:
@@ -232,7 +232,7 @@ def _batched(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _Layo
     return _average(np.concatenate(values, axis=1), np.concatenate(weights, axis=1))
 
 
-def calibrate_ties(gold: np.ndarray, metric: np.ndarray, layout: _Layout) -> float:
+def _calibrate_ties(gold: np.ndarray, metric: np.ndarray, layout: _Layout) -> float:
     """The tie threshold maximising the average pairwise accuracy over groups (mt-metrics-eval's
     ``tau_optimization`` with ``acc_23``): every candidate threshold at once from the sorted pair differences."""
     diffs, gains = [], []
@@ -290,7 +290,7 @@ def _correlation(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _
     cells = int(sum(p.size for p in layout.by_size.values()))
     if not layout.n_groups:
         return Correlation(None, "no group of two or more judged cells to correlate", 0, cells)
-    epsilon = calibrate_ties(gold, metric, layout) if statistic == "acc_eq" else 0.0
+    epsilon = _calibrate_ties(gold, metric, layout) if statistic == "acc_eq" else 0.0
     value = float(_batched(statistic, gold, metric[None], layout, epsilon, threshold)[0])
     extra = {"epsilon": epsilon} if statistic == "acc_eq" else {}
     if math.isnan(value):
@@ -354,7 +354,7 @@ def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray,
 
     def stat(metric: np.ndarray) -> np.ndarray:
         if statistic == "acc_eq":  # recalibrated on every draw, as mt-metrics-eval's KendallWithTiesOpt test
-            return np.array([_batched(statistic, gold, row[None], layout, calibrate_ties(gold, row, layout),
+            return np.array([_batched(statistic, gold, row[None], layout, _calibrate_ties(gold, row, layout),
                                       threshold)[0] for row in metric])
         values = _batched(statistic, gold, metric, layout, 0.0, threshold)
         return np.nan_to_num(values, nan=0.0)  # mt-metrics-eval: an average of no defined group is 0
@@ -533,6 +533,6 @@ def system_scores(scores: np.ndarray, human: np.ndarray) -> np.ndarray:
 
 __all__ = [
     "AVERAGES", "Correlation", "DARR_THRESHOLD", "PermutationParams", "STATISTICS", "as_matrix", "assign_ranks",
-    "bootstrap_interval", "calibrate_ties", "correlation", "permutation_test", "significance_clusters",
+    "bootstrap_interval", "correlation", "permutation_test", "significance_clusters",
     "system_scores", "williams_test",
 ]

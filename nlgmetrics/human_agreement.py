@@ -24,7 +24,8 @@ REPORT_FORMATS = ("table", "markdown", "csv", "json")
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 
 
-def metric_scores(judgments: Judgments, metric: str, options: Mapping[str, Any] | None = None) -> tuple[str, np.ndarray]:
+def metric_scores(judgments: Judgments, metric: str,
+                  options: Mapping[str, Any] | None = None) -> tuple[str, np.ndarray]:
     """Score every judged cell with a registry metric: ``NAME`` (its headline per-segment score) or ``NAME:KEY``
     (e.g. ``bertscore:bertscore_f1``, ``rouge:rougeL``). Error rates (TER) are negated, so that higher is better
     for every metric; the returned name says so."""

@@ -64,7 +64,8 @@ def test_system_level_pairwise_accuracy_equals_agreement():
 
 
 @pytest.mark.parametrize("case", cases("permutation"),
-                         ids=lambda c: f"{c['dataset']}-{c['metric_a']}-{c['metric_b']}-{c['statistic']}-{c['average_by']}")
+                         ids=lambda c: "-".join(c[k] for k in ("dataset", "metric_a", "metric_b", "statistic",
+                                                               "average_by")))
 def test_permutation_test_equals_mt_metrics_eval(case):
     """Same seed, same draws: the p-value, the observed difference and the draws used (early stopping) agree."""
     data = oracle()["datasets"][case["dataset"]]

@@ -109,8 +109,12 @@ def _human_value(raw: Any, where: str) -> float | None:
 
 
 def _read_lines(path: Path) -> list[str]:
+    """Lines without their ends (the last line counts whether or not a newline ends the file)."""
     with open(path, encoding="utf-8-sig") as handle:
-        return handle.read().split("\n")[:-1]
+        lines = handle.read().split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 def read_wmt_da(path: str | Path, pair: str, texts: str | Path | None = None) -> Judgments:
@@ -197,12 +201,21 @@ def _records(path: Path) -> list[dict[str, Any]]:
         for number, line in enumerate(_read_lines(path), 1):
             if line.strip():
                 try:
-                    records.append(json.loads(line))
+                    record = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"{path}:{number}: not JSON ({exc.msg}).") from None
+                if not isinstance(record, dict):
+                    raise ValueError(f"{path}:{number}: expected a JSON object with named fields, got "
+                                     f"{type(record).__name__}.")
+                records.append(record)
+        if not records:
+            raise ValueError(f"{path} has no records.")
         return records
     with open(path, encoding="utf-8-sig", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
+        records = list(csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
+    if not records:
+        raise ValueError(f"{path} has no records.")
+    return records
 
 
 def _column(records: list[dict[str, Any]], key: str, path: Path) -> list[Any]:
@@ -217,8 +230,6 @@ def read_table(path: str | Path, human: str = "human", system: str | None = "sys
     without an ``item`` column the row number is the item."""
     path = Path(path)
     records = _records(path)
-    if not records:
-        raise ValueError(f"{path} has no records.")
     gold = [_human_value(v, f"{path} record {k + 1}") for k, v in enumerate(_column(records, human, path))]
     systems = _column(records, system, path) if system else ["system"] * len(records)
     items = _column(records, item, path) if item else list(range(len(records)))

@@ -206,3 +206,17 @@ def test_merge_reports_a_column_per_dataset():
     value = next(r["value"] for r in results["de-en"]["rows"] if r["metric"] == "b")
     assert f"{value:.3f}" in next(line for line in lines if line.startswith("| b |")).split("|")[3]
     assert report(merged, "csv").splitlines()[0].startswith("dataset,level,")
+
+
+def test_readers_refuse_empty_and_non_object_records(tmp_path):
+    (tmp_path / "empty.csv").write_text("system,item,human\n")
+    with pytest.raises(ValueError, match="has no records"):
+        read_table(tmp_path / "empty.csv")
+    (tmp_path / "list.jsonl").write_text("[1, 2]\n")
+    with pytest.raises(ValueError, match="expected a JSON object"):
+        read_annotations(tmp_path / "list.jsonl", "relevance")
+
+
+def test_last_line_without_newline_is_read(tmp_path):
+    (tmp_path / "h.seg.score").write_text("s1\t1.0\ns1\t2.0\ns1\t3.0")
+    assert read_mtme(tmp_path / "h.seg.score").human.shape == (1, 3)

@@ -119,6 +119,8 @@ def agree(
     scores = dict(judgments.metrics)
     for name in dict.fromkeys(metrics):
         label, matrix = metric_scores(judgments, name, (metric_options or {}).get(name.partition(":")[0]))
+        if label in scores:
+            raise ValueError(f"metric {label!r} is both given as scores and named to be scored; rename the column.")
         scores[label] = matrix
     if not scores:
         raise ValueError("no metric to correlate: name metrics to score or give metric score columns/files.")

@@ -232,8 +232,8 @@ def _batched(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _Layo
     return _average(np.concatenate(values, axis=1), np.concatenate(weights, axis=1))
 
 
-def _calibrate_ties(gold: np.ndarray, metric: np.ndarray, layout: _Layout) -> float:
-    """The tie threshold maximising the average pairwise accuracy over groups (mt-metrics-eval's
+def _calibrate_ties(gold: np.ndarray, metric: np.ndarray, layout: _Layout) -> tuple[float, float]:
+    """The tie threshold maximising the average pairwise accuracy over groups, and that accuracy (mt-metrics-eval's
     ``tau_optimization`` with ``acc_23``): every candidate threshold at once from the sorted pair differences."""
     diffs, gains = [], []
     base = 0.0
@@ -249,7 +249,7 @@ def _calibrate_ties(gold: np.ndarray, metric: np.ndarray, layout: _Layout) -> fl
         diffs.append(np.abs(dm).ravel())
         gains.append((gain / pairs).ravel())
     if not diffs:
-        return 0.0
+        return 0.0, math.nan
     diff, gain = np.concatenate(diffs), np.concatenate(gains)
     order = np.argsort(diff, kind="stable")
     diff, tau = diff[order], base + np.cumsum(gain[order])
@@ -257,8 +257,8 @@ def _calibrate_ties(gold: np.ndarray, metric: np.ndarray, layout: _Layout) -> fl
     thresholds, taus = diff[last], tau[last]
     if thresholds[0] != 0.0:
         thresholds, taus = np.r_[0.0, thresholds], np.r_[base, taus]
-    best = taus.max()
-    return float(thresholds[np.flatnonzero(taus >= best - 1e-12 * max(1.0, abs(best)))[0]])
+    best = np.flatnonzero(taus >= taus.max() - 1e-12 * max(1.0, abs(taus.max())))[0]
+    return float(thresholds[best]), float(taus[best]) / layout.n_groups
 
 
 def _prepare(human: object, metric: object, average_by: str) -> tuple[np.ndarray, np.ndarray, _Layout]:
@@ -290,9 +290,11 @@ def _correlation(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _
     cells = int(sum(p.size for p in layout.by_size.values()))
     if not layout.n_groups:
         return Correlation(None, "no group of two or more judged cells to correlate", 0, cells)
-    epsilon = _calibrate_ties(gold, metric, layout) if statistic == "acc_eq" else 0.0
-    value = float(_batched(statistic, gold, metric[None], layout, epsilon, threshold)[0])
-    extra = {"epsilon": epsilon} if statistic == "acc_eq" else {}
+    if statistic == "acc_eq":
+        epsilon, value = _calibrate_ties(gold, metric, layout)
+        extra = {"epsilon": epsilon}
+    else:
+        value, extra = float(_batched(statistic, gold, metric[None], layout, 0.0, threshold)[0]), {}
     if math.isnan(value):
         reason = {"kendall_like": f"no pair of cells whose human scores differ by {threshold:g} or more"}.get(
             statistic, "the human or the metric scores are constant in every group")
@@ -354,8 +356,7 @@ def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray,
 
     def stat(metric: np.ndarray) -> np.ndarray:
         if statistic == "acc_eq":  # recalibrated on every draw, as mt-metrics-eval's KendallWithTiesOpt test
-            return np.array([_batched(statistic, gold, row[None], layout, _calibrate_ties(gold, row, layout),
-                                      threshold)[0] for row in metric])
+            return np.array([_calibrate_ties(gold, row, layout)[1] for row in metric])
         values = _batched(statistic, gold, metric, layout, 0.0, threshold)
         return np.nan_to_num(values, nan=0.0)  # mt-metrics-eval: an average of no defined group is 0
 

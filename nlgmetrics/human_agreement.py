@@ -99,7 +99,8 @@ def agree(
         keep_scores: also return every metric's ``(n_systems, n_items)`` score matrix under ``"scores"``.
     Returns:
         ``{"rows": [...], "pvalues": {"LEVEL/STATISTIC": {"order": [...], "matrix": [[...]]}}, "systems",
-        "items", "judged", "dropped"}``; a row per level, statistic and metric (sorted by agreement) holds
+        "items", "judged", "dropped"}`` (``matrix[i][j]``: permutation p-value that metric i beats metric j; Pearson
+        without grouping adds Williams' ``"williams"`` matrix); a row per level, statistic and metric (sorted by agreement) holds
         ``value`` (None when undefined, with ``reason``), ``ci_low``/``ci_high``, ``rank`` (significance cluster,
         1 = best; None without a test), ``groups``, ``cells`` and ``epsilon`` (acc_eq).
     """
@@ -140,6 +141,9 @@ def agree(
                 level_human, level_scores, statistic, average, k=max(k, 1), seed=seed, alpha=alpha,
                 threshold=threshold) if k else _unranked(level_human, level_scores, statistic, average, threshold)
             pvalues[f"{level}/{statistic}"] = {"order": names[: len(matrix)], "matrix": matrix.tolist()}
+            if statistic == "pearson" and average == "none" and len(matrix) > 1:
+                order = names[: len(matrix)]
+                pvalues[f"{level}/{statistic}"]["williams"] = _williams(level_human, level_scores, order)
             for name, result, rank in zip(names, results, ranks):
                 low = high = None
                 if n_resamples and result.value is not None:
@@ -154,6 +158,16 @@ def agree(
     if keep_scores:
         result["scores"] = scores
     return result
+
+
+def _williams(human: np.ndarray, scores: Mapping[str, np.ndarray], order: list[str]) -> list[list[float]] | None:
+    """Williams' test p-values between the metrics in ``order`` (``[i][j]``, i < j; 0 elsewhere), None when the
+    test is undefined (fewer than 4 judged cells)."""
+    try:
+        return [[A.williams_test(human, scores[a], scores[b]) if j > i else 0.0 for j, b in enumerate(order)]
+                for i, a in enumerate(order)]
+    except ValueError:
+        return None
 
 
 def _unranked(human, scores, statistic, average, threshold):

@@ -76,6 +76,8 @@ def test_agree_clusters_and_intervals_use_agreement():
     assert (rows["good"]["ci_low"], rows["good"]["ci_high"]) == A.bootstrap_interval(human, metrics["good"],
                                                                                       n_resamples=200, seed=3)
     assert result["pvalues"]["segment/pearson"]["matrix"] == pvalues.tolist()
+    williams = result["pvalues"]["segment/pearson"]["williams"]
+    assert williams[0][1] == A.williams_test(human, metrics["good"], metrics["poor"]) < 0.05
     assert json.loads(report(result, "json"))["rows"][2]["value"] is None  # never NaN in JSON
     text = report(result, "table")
     assert "undefined" in text and "(2)" in text

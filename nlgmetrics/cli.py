@@ -511,6 +511,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
             raise CLIError("--scores NAME=FILE reads mt-metrics-eval score files: use it with --input mtme")
         if args.pair and args.input != "wmt-da":
             raise CLIError("--pair selects language pairs of a WMT DA file: use it with --input wmt-da")
+        if args.dimension and args.input != "annotations":
+            raise CLIError("--dimension selects a quality dimension of annotations: use it with --input annotations")
         if args.input == "wmt-da":
             if not args.pair:
                 raise CLIError("--input wmt-da needs --pair (e.g. de-en; several for a table per pair)")
@@ -522,17 +524,20 @@ def cmd_agree(args: argparse.Namespace) -> int:
                 if not eq or not name or not file:
                     raise CLIError(f"--scores {spec!r}: write NAME=FILE (an mt-metrics-eval .seg.score file)")
                 files[name] = file
-            datasets = {None: io_.read_mtme(args.human, files)}
+            datasets = {None: io_.read_mtme(args.human, files) if not Path(args.human).is_dir() else
+                        io_.read_mtme_folder(args.human, args.mtme_pair, args.rater, files or None)}
         elif args.input == "table":
-            datasets = {None: io_.read_table(args.human, args.human_column, args.system_column or None,
-                                             args.item_column or None, args.columns, args.hypothesis_column,
-                                             args.reference_column)}
+            system = "system" if args.system_column is None else args.system_column or None  # "": no column
+            item = "item" if args.item_column is None else args.item_column or None
+            datasets = {None: io_.read_table(args.human, args.human_column, system, item, args.columns,
+                                             args.hypothesis_column, args.reference_column)}
         else:
             if not args.dimension:
-                raise CLIError("--input annotations needs --dimension (e.g. relevance)")
-            datasets = {None: io_.read_annotations(args.human, args.dimension, args.annotations_key,
-                                                   args.system_column or "model_id", args.item_column or "id",
-                                                   args.columns)}
+                raise CLIError("--input annotations needs --dimension (e.g. relevance; several: a column each)")
+            datasets = {dimension: io_.read_annotations(args.human, dimension, args.annotations_key,
+                                                        args.system_column or "model_id", args.item_column or "id",
+                                                        args.columns)
+                        for dimension in dict.fromkeys(args.dimension)}
         results = {
             name: agree(judgments, metrics, metric_options, levels=args.level, statistics=args.statistic,
                         average_by=args.average, n_resamples=args.n_resamples, k=args.k,
@@ -643,13 +648,18 @@ def build_parser() -> argparse.ArgumentParser:
     agreeing.add_argument("--texts", help="wmt-da: folder with the reference and system outputs (to score -m)")
     agreeing.add_argument("--scores", action="append", default=[], metavar="NAME=FILE",
                           help="mtme: a metric's .seg.score file (repeatable)")
+    agreeing.add_argument("--mtme-pair", help="mtme with a test-set folder (human-scores/, metric-scores/): the pair")
+    agreeing.add_argument("--rater", default="mqm", help="mtme with a folder: human-scores/{pair}.{rater}.seg.score")
     agreeing.add_argument("--columns", nargs="+", default=[], help="table/annotations: metric score columns")
     agreeing.add_argument("--human-column", default="human", help="table: the human score column")
-    agreeing.add_argument("--system-column", default="system", help="table/annotations: the system column")
-    agreeing.add_argument("--item-column", default="item", help="table/annotations: the segment/document column")
+    agreeing.add_argument("--system-column", help="the system column (table: system, '' for one system; "
+                                                   "annotations: model_id)")
+    agreeing.add_argument("--item-column", help="the segment/document column (table: item, '' for the row number; "
+                                                 "annotations: id)")
     agreeing.add_argument("--hypothesis-column", default=None, help="table: the output text column (to score -m)")
     agreeing.add_argument("--reference-column", default=None, help="table: the reference text column (to score -m)")
-    agreeing.add_argument("--dimension", help="annotations: the quality dimension, e.g. relevance")
+    agreeing.add_argument("--dimension", nargs="+",
+                          help="annotations: the quality dimension(s), e.g. coherence relevance (several: a column each)")
     agreeing.add_argument("--annotations-key", default="expert_annotations",
                           help="annotations: the key of the list of annotator dicts")
     agreeing.add_argument("--metrics", "-m", nargs="+", default=[], help="metrics to score (NAME or NAME:KEY)")

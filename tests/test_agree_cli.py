@@ -13,7 +13,8 @@ import scipy.stats
 
 from nlgmetrics import agree
 from nlgmetrics import agreement as A
-from nlgmetrics.agreement_io import Judgments, read_annotations, read_mtme, read_table, read_wmt_da
+from nlgmetrics.agreement_io import (Judgments, read_annotations, read_mtme, read_mtme_folder, read_table,
+                                      read_wmt_da)
 from nlgmetrics.cli import main
 from nlgmetrics.human_agreement import check_plot_path, merge, report
 
@@ -226,3 +227,32 @@ def test_readers_refuse_empty_and_non_object_records(tmp_path):
 def test_last_line_without_newline_is_read(tmp_path):
     (tmp_path / "h.seg.score").write_text("s1\t1.0\ns1\t2.0\ns1\t3.0")
     assert read_mtme(tmp_path / "h.seg.score").human.shape == (1, 3)
+
+
+def test_mtme_folder_and_several_dimensions(tmp_path, capsys):
+    (tmp_path / "human-scores").mkdir()
+    (tmp_path / "metric-scores" / "en-de").mkdir(parents=True)
+    rng = np.random.default_rng(6)
+    human = rng.normal(size=(3, 8))
+    metric = human + rng.normal(size=human.shape)
+    for path, matrix in ((tmp_path / "human-scores" / "en-de.mqm.seg.score", human),
+                         (tmp_path / "metric-scores" / "en-de" / "m-refA.seg.score", metric)):
+        path.write_text("".join(f"sys{s}\t{float(v)!r}\n" for s, row in enumerate(matrix) for v in row))
+    judgments = read_mtme_folder(tmp_path, "en-de")
+    np.testing.assert_array_equal(judgments.metrics["m-refA"], metric)
+    with pytest.raises(ValueError, match="human score files for en-de: en-de.mqm.seg.score"):
+        read_mtme_folder(tmp_path, "en-de", rater="psqm")
+    assert main(["agree", str(tmp_path), "-i", "mtme", "--mtme-pair", "en-de", "--k", "0", "--n-resamples", "0",
+                 "-f", "csv"]) == 0
+    value = float(capsys.readouterr().out.splitlines()[1].split(",")[4])
+    assert value == pytest.approx(scipy.stats.pearsonr(human.ravel(), metric.ravel())[0], abs=1e-12)
+
+    records = [{"id": f"d{i}", "model_id": f"M{s}", "m": float(s + i),
+                "expert_annotations": [{"coherence": s + i, "relevance": s - i}]} for s in range(2) for i in range(5)]
+    path = tmp_path / "summeval.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["agree", str(path), "-i", "annotations", "--dimension", "coherence", "relevance", "--columns", "m",
+                 "-s", "kendall_b", "--k", "0", "--n-resamples", "0", "-f", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "| metric | coherence | relevance |"
+    assert "| m | 1.000 |" in out

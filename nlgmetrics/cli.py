@@ -659,7 +659,7 @@ def build_parser() -> argparse.ArgumentParser:
     agreeing.add_argument("--hypothesis-column", default=None, help="table: the output text column (to score -m)")
     agreeing.add_argument("--reference-column", default=None, help="table: the reference text column (to score -m)")
     agreeing.add_argument("--dimension", nargs="+",
-                          help="annotations: the quality dimension(s), e.g. coherence relevance (several: a column each)")
+                          help="annotations: the quality dimension(s), e.g. coherence relevance (a column each)")
     agreeing.add_argument("--annotations-key", default="expert_annotations",
                           help="annotations: the key of the list of annotator dicts")
     agreeing.add_argument("--metrics", "-m", nargs="+", default=[], help="metrics to score (NAME or NAME:KEY)")

@@ -100,8 +100,8 @@ def agree(
     Returns:
         ``{"rows": [...], "pvalues": {"LEVEL/STATISTIC": {"order": [...], "matrix": [[...]]}}, "systems",
         "items", "judged", "dropped"}`` (``matrix[i][j]``: permutation p-value that metric i beats metric j; Pearson
-        without grouping adds Williams' ``"williams"`` matrix); a row per level, statistic and metric (sorted by agreement) holds
-        ``value`` (None when undefined, with ``reason``), ``ci_low``/``ci_high``, ``rank`` (significance cluster,
+        without grouping adds Williams' ``"williams"`` matrix); a row per level, statistic and metric (sorted by
+        agreement) holds ``value`` (None when undefined, with ``reason``), ``ci_low``/``ci_high``, ``rank`` (significance cluster,
         1 = best; None without a test), ``groups``, ``cells`` and ``epsilon`` (acc_eq).
     """
     if not isinstance(judgments, Judgments):

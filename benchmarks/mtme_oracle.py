@@ -101,6 +101,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).resolve().parent.parent / "tests" / "data" / "mtme_oracle.json.gz")
     args = parser.parse_args()
+    if not args.out.name.endswith(".json.gz") or (args.out.exists() and args.out.read_bytes()[:2] != b"\x1f\x8b"):
+        sys.exit(f"--out {args.out}: give a .json.gz path (an existing file is replaced only if it is gzip)")
     commit = args.commit or subprocess.run(["git", "-C", str(args.mtme), "rev-parse", "HEAD"], capture_output=True,
                                            text=True, check=True).stdout.strip()
     stats, assign_ranks = load_mtme(args.mtme)

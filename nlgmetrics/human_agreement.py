@@ -101,8 +101,8 @@ def agree(
         ``{"rows": [...], "pvalues": {"LEVEL/STATISTIC": {"order": [...], "matrix": [[...]]}}, "systems",
         "items", "judged", "dropped"}`` (``matrix[i][j]``: permutation p-value that metric i beats metric j; Pearson
         without grouping adds Williams' ``"williams"`` matrix); a row per level, statistic and metric (sorted by
-        agreement) holds ``value`` (None when undefined, with ``reason``), ``ci_low``/``ci_high``, ``rank`` (significance cluster,
-        1 = best; None without a test), ``groups``, ``cells`` and ``epsilon`` (acc_eq).
+        agreement) holds ``value`` (None when undefined, with ``reason``), ``ci_low``/``ci_high``, ``rank``
+        (significance cluster, 1 = best; None without a test), ``groups``, ``cells`` and ``epsilon`` (acc_eq).
     """
     if not isinstance(judgments, Judgments):
         raise TypeError("judgments must be a nlgmetrics.agreement_io.Judgments (use one of its readers or "
@@ -113,8 +113,11 @@ def agree(
     for label, value in (("n_resamples", n_resamples), ("k", k)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value == 1:
             raise ValueError(f"{label} must be 0 (none) or an integer of at least 2, got {value!r}.")
+    for label, value, low in (("alpha", alpha, 0.0), ("threshold", threshold, 0.0)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < low:
+            raise ValueError(f"{label} must be a number of at least {low:g}, got {value!r}.")
     if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}.")
+        raise ValueError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}.")
     if isinstance(metrics, str):
         metrics = [metrics]
     scores = dict(judgments.metrics)
@@ -138,7 +141,7 @@ def agree(
             level_human, level_scores, average = human, scores, average_by
         for statistic in statistics:
             names, results, matrix, ranks = A.significance_clusters(
-                level_human, level_scores, statistic, average, k=max(k, 1), seed=seed, alpha=alpha,
+                level_human, level_scores, statistic, average, k=k, seed=seed, alpha=alpha,
                 threshold=threshold) if k else _unranked(level_human, level_scores, statistic, average, threshold)
             pvalues[f"{level}/{statistic}"] = {"order": names[: len(matrix)], "matrix": matrix.tolist()}
             if statistic == "pearson" and average == "none" and len(matrix) > 1:

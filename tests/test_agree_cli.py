@@ -145,6 +145,10 @@ def test_bad_input(wmt):
                                          ["x y", "y z", "z"], ["x y", "y", "z"])
     with pytest.raises(ValueError, match="both given as scores and named"):
         agree(named_twice, ["bleu"], n_resamples=0, k=0)
+    with pytest.raises(ValueError, match="threshold must be a number"):
+        agree(named_twice, n_resamples=0, k=0, threshold="25")
+    with pytest.raises(ValueError, match="alpha must be between 0 and 1"):
+        agree(named_twice, n_resamples=0, k=0, alpha=5)
     with pytest.raises(TypeError, match="Judgments"):
         agree({"human": [1.0]}, ["bleu"])
     with pytest.raises(ValueError, match="metrics\\['m'\\] has 1 entries but human has 2"):

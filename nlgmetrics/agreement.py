@@ -33,16 +33,15 @@ clusters are mt-metrics-eval's ``AssignRanks``. Bootstrap intervals resample ite
 Where this differs from mt-metrics-eval, on purpose: an undefined statistic is None with a reason (mt-metrics-eval:
 0 or NaN); ``acc_eq`` searches every pair (``sample_rate=1``; exact ties between thresholds go to the smallest);
 the permutation test of ``kendall_like`` averages groups as the statistic does (weighted by pairs; mt-metrics-eval's
-test takes the plain mean); Williams' test counts the judged cells only. Cost: the pair statistics are O(n^2) per
-group (tau-b/c of groups over 64 cells come from scipy's O(n log n) ``kendalltau``); the permutation test of
-``acc_eq`` recalibrates on every draw, as mt-metrics-eval's. Pearson without grouping is vectorised over draws and
-resamples from sums (one matrix product each).
+test takes the plain mean); Williams' test counts the judged cells only. Cost: pair counts come from all pairs at
+once for small groups and from sorting (O(n log^2 n)) for groups over 64 cells, except DARR's and acc_eq's, which
+stay O(n^2) per group; the permutation test of ``acc_eq`` recalibrates on every draw, as mt-metrics-eval's. Pearson
+without grouping is vectorised over draws and resamples from sums (one matrix product each).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -53,7 +52,7 @@ STATISTICS = ("pearson", "spearman", "kendall_b", "kendall_c", "kendall_like", "
 AVERAGES = ("none", "item", "sys")
 DARR_THRESHOLD = 25.0
 _CELLS_PER_CHUNK = 4_000_000  # pair differences held at once
-_SCIPY_KENDALL_FROM = 64  # group size from which Kendall's tau-b/c come from scipy.stats.kendalltau, row by row
+_SORTED_FROM = 64  # group size from which pair counts (no tie threshold) come from sorting, row by row
 
 
 @dataclass(frozen=True)
@@ -161,6 +160,50 @@ def _pair_counts(gold: np.ndarray, metric: np.ndarray, epsilon: float, threshold
     return np.concatenate(out, axis=1).astype(np.int64)
 
 
+def _tie_pairs(*columns: np.ndarray) -> int:
+    """Pairs equal in every column, the columns sorted so that equal rows are adjacent."""
+    change = np.zeros(len(columns[0]) - 1, dtype=bool)
+    for column in columns:
+        change |= column[1:] != column[:-1]
+    runs = np.diff(np.flatnonzero(np.r_[True, change, True]))
+    return int((runs * (runs - 1) // 2).sum())
+
+
+def _inversions(ranks: np.ndarray) -> int:
+    """Pairs ``i < j`` with ``ranks[i] > ranks[j]``, by bottom-up merging: at each width, every element of a right
+    half counts the larger elements of its (sorted) left half with ``searchsorted``; O(n log^2 n)."""
+    n, values, total, width = len(ranks), ranks.astype(np.int64), 0, 1
+    big = int(values.max()) + 1 if n else 1
+    position = np.arange(n)
+    while width < n:
+        block = position // (2 * width)
+        keys = block * big + values  # each half of every block is sorted
+        right = (position // width) % 2 == 1
+        left = keys[~right]
+        ends = np.searchsorted(left, (block[right] + 1) * big, side="left")
+        total += int((ends - np.searchsorted(left, keys[right], side="right")).sum())
+        values = np.sort(keys) % big  # merge: blocks stay in order
+        width *= 2
+    return total
+
+
+def _sorted_counts(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    """:func:`_pair_counts` without a tie threshold in O(n log^2 n) per vector: sorted by (gold, metric), the
+    discordant pairs are the inversions of the metric's ranks; the ties come from run lengths."""
+    out = np.zeros((5, *metric.shape[:2]), dtype=np.int64)
+    size = gold.shape[-1]
+    for group, g in enumerate(gold):
+        for row in range(metric.shape[0]):
+            m = metric[row, group]
+            order = np.lexsort((m, g))
+            gs, ms = g[order], m[order]
+            dis = _inversions(np.unique(ms, return_inverse=True)[1])
+            both, g_ties, m_ties = _tie_pairs(gs, ms), _tie_pairs(gs), _tie_pairs(np.sort(m))
+            con = size * (size - 1) // 2 - dis - g_ties - m_ties + both
+            out[:, row, group] = con, dis, m_ties - both, g_ties - both, both
+    return out
+
+
 def _group_values(statistic: str, gold: np.ndarray, metric: np.ndarray, epsilon: float = 0.0,
                   threshold: float = DARR_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
     """Values and averaging weights of a statistic for groups of one size (NaN: undefined)."""
@@ -175,14 +218,10 @@ def _group_values(statistic: str, gold: np.ndarray, metric: np.ndarray, epsilon:
         pairs = con + dis
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(pairs > 0, (con - dis) / np.maximum(pairs, 1), np.nan), pairs.astype(float)
-    if statistic in ("kendall_b", "kendall_c") and gold.shape[-1] > _SCIPY_KENDALL_FROM:
-        variant = statistic[-1]  # scipy's O(n log n) kendalltau (mt-metrics-eval's own) for long vectors
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a constant vector: NaN (undefined), reported as such
-            values = [[scipy.stats.kendalltau(g, row, variant=variant)[0] for g, row in zip(gold, rows)]
-                      for rows in metric]
-        return np.array(values, dtype=float), weights
-    con, dis, m_only, g_only, both = _pair_counts(gold, metric, epsilon, None)
+    if epsilon == 0 and gold.shape[-1] > _SORTED_FROM:
+        con, dis, m_only, g_only, both = _sorted_counts(gold, metric)
+    else:
+        con, dis, m_only, g_only, both = _pair_counts(gold, metric, epsilon, None)
     total = con + dis + m_only + g_only + both
     if statistic in ("accuracy", "acc_eq"):
         return (con + both) / total, weights

@@ -161,6 +161,15 @@ def test_bootstrap_resamples_items_with_missing_cells():
     assert A.bootstrap_interval(human, metric, "kendall_b", "item", n_resamples=200, seed=2) != (low, high)
 
 
+def test_sorted_pair_counts_equal_all_pairs():
+    """Long groups count pairs by sorting; both ways give the same counts on heavily tied data."""
+    rng = np.random.default_rng(8)
+    for size in (2, 3, 64, 65, 130, 257):
+        gold = rng.integers(0, 5, size=(2, size)).astype(float)
+        metric = rng.integers(0, 4, size=(3, 2, size)).astype(float)
+        np.testing.assert_array_equal(A._sorted_counts(gold, metric), A._pair_counts(gold, metric, 0.0, None))
+
+
 def test_darr_threshold_and_metric_ties():
     """Pairs whose human scores differ by less than the threshold are ignored; a metric tie is discordant."""
     human = [[10.0, 40.0, 50.0, 90.0]]

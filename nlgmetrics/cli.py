@@ -667,8 +667,8 @@ def build_parser() -> argparse.ArgumentParser:
     agreeing.add_argument("--level", nargs="+", default=["segment"], choices=["segment", "system"])
     agreeing.add_argument("--statistic", "-s", nargs="+", default=["pearson"],
                           help="pearson spearman kendall_b kendall_c kendall_like accuracy acc_eq (default: pearson); "
-                               "pair statistics cost O(n^2) per group, and acc_eq's test recalibrates on every draw "
-                               "(on long vectors, lower --k or use --average item)")
+                               "kendall_like and acc_eq cost O(n^2) per group, and acc_eq's test recalibrates on every "
+                               "draw (on long vectors, lower --k or use --average item)")
     agreeing.add_argument("--average", choices=["none", "item", "sys"], default="none",
                           help="segment level: one vector (none), per item or per system, averaged")
     agreeing.add_argument("--n-resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")

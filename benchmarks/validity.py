@@ -1,13 +1,18 @@
 """``make validity``: segment-level agreement with WMT17 human judgments (direct assessment, 5 to-English pairs).
 
-For every configuration below and each pair (560 judged segments), Pearson r and Kendall tau between the metric's
+By default this is one call of ``nlgmetrics agree`` (the command is printed and written beside the results): Pearson
+of every metric with the DA scores per pair, with 95% bootstrap intervals and significance clusters, written to
+results/agree-wmt17.{md,json,png}; SentBLEU's row is checked against the published one. ``--sweep`` runs the
+configuration search below instead.
+
+Sweep: for every configuration below and each pair (560 judged segments), Pearson r and Kendall tau between the metric's
 per-segment scores and the standardized DA scores. Writes results/validity.{json,md,png}; the table sets the
 published figures of the same data beside ours.
 
 Configurations are chosen on de-en only (``--select-on``): the "selected" row per family is the best de-en Pearson,
 reported on all pairs, so the average is not tuned to its own test.
 
-    python -m benchmarks.validity [--data ../shared/data] [--pairs cs-en,de-en] [--quick]
+    python -m benchmarks.validity [--data ../shared/data] [--pairs cs-en,de-en] [--quick] [--sweep]
 """
 
 from __future__ import annotations
@@ -120,17 +125,63 @@ def configurations() -> dict[str, tuple[str, Callable]]:
     return configs
 
 
+AGREE_METRICS = ["sacrebleu", "chrf", "ter", "meteor", "rouge:rouge1", "bertscore:bertscore_f1", "moverscore"]
+AGREE_OPTIONS = [f"{m}.model_type={BUNDLED_ENCODER_ID}" for m in ("bertscore", "moverscore")]
+
+
+def agree_command(data: Path, pairs: list[str], plot: Path) -> list[str]:
+    """The ``nlgmetrics agree`` arguments of the report (SentBLEU = sacrebleu's sentence BLEU)."""
+    folder = data / "wmt17-da"
+    available = set(available_metrics())
+    metrics = [m for m in AGREE_METRICS if m.partition(":")[0] in available]
+    options = [item for option in AGREE_OPTIONS if option.partition(".")[0] in available for item in ("-o", option)]
+    return ["agree", str(folder / "DA-seglevel.csv"), "--input", "wmt-da", "--pair", *pairs, "--texts", str(folder),
+            "-m", *metrics, *options, "--plot", str(plot)]
+
+
+def agree_report(data: Path, pairs: list[str]) -> int:
+    """Run ``nlgmetrics agree`` on WMT17 DA; write its JSON, markdown and plot; set SentBLEU beside the published row."""
+    import contextlib
+    import io
+
+    from nlgmetrics.cli import main as cli
+    from nlgmetrics.human_agreement import report
+
+    RESULTS.mkdir(exist_ok=True)
+    argv = agree_command(data, pairs, RESULTS / "agree-wmt17.png")
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        code = cli([*argv, "--format", "json"])
+    if code:
+        return code
+    result = json.loads(output.getvalue())
+    published = dict(zip(DA_PAIRS, PUBLISHED["SentBLEU (published)"]))
+    ours = {row["dataset"]: row["value"] for row in result["rows"] if row["metric"] == "sacrebleu"}
+    gaps = ", ".join(f"{pair} {ours[pair] - published[pair]:+.3f}" for pair in pairs if pair in published)
+    command = "nlgmetrics " + " ".join(argv).replace(str(data), "$DATA").replace(str(RESULTS.parent.parent) + "/", "")
+    text = report(result, "markdown") + (
+        f"\n\nPublished SentBLEU: {' / '.join(f'{published[p]:.3f}' for p in pairs if p in published)}; "
+        f"ours minus published: {gaps}.\n\nCommand: `{command} -f markdown`\n")
+    (RESULTS / "agree-wmt17.json").write_text(json.dumps(result, indent=1) + "\n")
+    (RESULTS / "agree-wmt17.md").write_text(text)
+    print(text)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--pairs", default=",".join(DA_PAIRS))
     parser.add_argument("--select-on", default="de-en")
     parser.add_argument("--only", default="", help="comma-separated substrings of configuration names")
-    parser.add_argument("--quick", action="store_true", help="first 120 segments per pair")
+    parser.add_argument("--quick", action="store_true", help="first 120 segments per pair (--sweep)")
+    parser.add_argument("--sweep", action="store_true", help="the configuration search instead of the agree report")
     args = parser.parse_args()
     if not (args.data / "wmt17-da" / "DA-seglevel.csv").is_file():
         sys.exit(f"WMT17 DA data not found under {args.data}: pass --data PATH")
     pairs = args.pairs.split(",")
+    if not args.sweep:
+        return agree_report(args.data, pairs)
     data = {pair: load_judgments(args.data, pair) for pair in pairs}
     if args.quick:
         data = {pair: (p[:120], r[:120], h[:120]) for pair, (p, r, h) in data.items()}

@@ -2,7 +2,8 @@
 
 Every algorithm lives once in this package; the Hugging Face ``evaluate`` modules under ``metrics/``, the CLI and the
 framework adapters are thin layers over it. Entry points per metric are declared in :mod:`nlgmetrics.registry`;
-``from nlgmetrics import compare`` runs paired significance tests between systems (:mod:`nlgmetrics.comparison`).
+``from nlgmetrics import compare`` runs paired significance tests between systems (:mod:`nlgmetrics.comparison`);
+``from nlgmetrics import agree`` measures metrics' agreement with human judgments (:mod:`nlgmetrics.human_agreement`).
 """
 
 from typing import Any
@@ -11,13 +12,17 @@ __version__ = "0.1.0"
 
 from nlgmetrics._layout import module_path  # the folder evaluate.load takes (checkout or wheel)
 
-__all__ = ["__version__", "compare", "module_path"]
+__all__ = ["__version__", "agree", "compare", "module_path"]
 
 
 def __getattr__(name: str) -> Any:
-    """``compare`` is imported on first use, so ``import nlgmetrics`` stays light."""
+    """``compare`` and ``agree`` are imported on first use, so ``import nlgmetrics`` stays light."""
     if name == "compare":
         from nlgmetrics.comparison import compare
 
         return compare
+    if name == "agree":
+        from nlgmetrics.human_agreement import agree
+
+        return agree
     raise AttributeError(f"module 'nlgmetrics' has no attribute {name!r}")

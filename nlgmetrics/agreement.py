@@ -1,0 +1,578 @@
+"""Agreement of metric scores with human judgments: the statistics WMT reports, as mt-metrics-eval computes them.
+
+Scores are ``(n_systems, n_items)`` matrices (an item is a segment, document or summary judged for every system);
+a missing human score is ``NaN`` and that cell is left out (``n_missing`` counts them). Segment-level statistics
+group the judged cells by ``average_by``: ``"none"`` (one vector of all cells), ``"item"`` (one vector per item,
+across systems) or ``"sys"`` (one vector per system, across items); a group's statistic is computed on its own
+cells and the groups are averaged (groups with fewer than two cells, or where the statistic is undefined, are left
+out). System-level statistics use one ``(n_systems, 1)`` matrix of system scores. With ``g`` the human and ``m``
+the metric scores of a group, ``sgn`` the sign, pairs ``i < j``:
+
+- ``pearson``: ``sum (g - mean g)(m - mean m) / (|g - mean g| |m - mean m|)``; ``spearman``: Pearson of the
+  average ranks; both undefined when ``g`` or ``m`` is constant.
+- ``kendall_b``: ``(C - D) / sqrt((P - T_m)(P - T_g))`` with ``C``/``D`` concordant/discordant pairs, ``P`` all
+  pairs, ``T_m``/``T_g`` pairs tied in ``m``/``g``; ``kendall_c``: ``2 (C - D) / (n^2 (k - 1) / k)`` with ``k``
+  the smaller number of distinct values. Undefined when either side is all ties (scipy's ``kendalltau``).
+- ``kendall_like`` (WMT DARR): over pairs with ``|g_i - g_j| >= threshold`` (25 DA points), concordant when the
+  metric orders them as the humans (a metric tie is discordant), ``(C - D) / (C + D)``; groups are weighted by
+  their number of such pairs (WMT's micro average).
+- ``accuracy``: pairwise accuracy, ``(C + T_both) / P`` (a pair tied in both counts as agreement; at system level
+  this is WMT's pairwise accuracy).
+- ``acc_eq``: accuracy with tie calibration (acc*_eq, Deutsch et al. 2023): metric pairs closer than ``epsilon``
+  count as ties, ``epsilon`` chosen (among 0 and every pair's metric difference) to maximise the average accuracy
+  over the groups; the smallest such ``epsilon`` is kept. mt-metrics-eval's exact search (``sample_rate=1``).
+
+Significance (mt-metrics-eval's ``PermutationSigDiff``, PERM-BOTH of Deutsch et al. 2021): both metrics'
+judged scores are z-scored, and in each of ``k`` draws every cell's two scores are swapped with probability 1/2;
+``p`` is the share of draws whose difference ``stat(b') - stat(a')`` reaches the observed ``stat(b) - stat(a)``
+(early stopping every ``block_size`` draws when ``p < early_min`` or ``p > early_max``). The draws are those of
+``numpy.random.RandomState(seed).binomial(1, 0.5, n)`` called once per draw (so a seed gives mt-metrics-eval's
+p-value after ``np.random.seed(seed)``); every pair of metrics is tested with the same draws. Significance
+clusters are mt-metrics-eval's ``AssignRanks``. Bootstrap intervals resample items with replacement.
+
+Where this differs from mt-metrics-eval, on purpose: an undefined statistic is None with a reason (mt-metrics-eval:
+0 or NaN); ``acc_eq`` searches every pair (``sample_rate=1``; exact ties between thresholds go to the smallest);
+the permutation test of ``kendall_like`` averages groups as the statistic does (weighted by pairs; mt-metrics-eval's
+test takes the plain mean); Williams' test counts the judged cells only. Cost: pair counts come from all pairs at
+once for small groups and from sorting (O(n log^2 n)) for groups over 64 cells, except DARR's and acc_eq's, which
+stay O(n^2) per group; the permutation test of ``acc_eq`` recalibrates on every draw, as mt-metrics-eval's. Pearson
+without grouping is vectorised over draws and resamples from sums (one matrix product each).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.stats
+
+STATISTICS = ("pearson", "spearman", "kendall_b", "kendall_c", "kendall_like", "accuracy", "acc_eq")
+AVERAGES = ("none", "item", "sys")
+DARR_THRESHOLD = 25.0
+_CELLS_PER_CHUNK = 4_000_000  # pair differences held at once
+_SORTED_FROM = 64  # group size from which pair counts (no tie threshold) come from sorting, row by row
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """One statistic: ``value`` (None when undefined, with the ``reason``), the number of groups averaged and of
+    judged cells used, and for ``acc_eq`` the calibrated tie threshold ``epsilon``."""
+
+    value: float | None
+    reason: str | None = None
+    groups: int = 0
+    cells: int = 0
+    epsilon: float | None = None
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The judged cells of a matrix in group order: ``order`` (flat indices into the matrix), the groups of at
+    least two cells as {size: (n_groups, size) positions into ``order``}, and their number."""
+
+    order: np.ndarray
+    by_size: dict[int, np.ndarray]
+    n_groups: int
+
+
+def _check_statistic(statistic: str, average_by: str) -> None:
+    if statistic not in STATISTICS:
+        raise ValueError(f"unknown statistic {statistic!r}; choose from {', '.join(STATISTICS)}.")
+    if average_by not in AVERAGES:
+        raise ValueError(f"average_by must be one of {', '.join(AVERAGES)} (mt-metrics-eval's names), "
+                         f"got {average_by!r}.")
+
+
+def as_matrix(scores: object, name: str) -> np.ndarray:
+    """Scores as a 2-D float matrix ``(n_systems, n_items)`` (a vector is one system); None becomes NaN."""
+    try:
+        matrix = np.array(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numbers (a vector or a systems x items matrix); None marks a missing "
+                        "human score.") from None
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    if matrix.ndim != 2:
+        raise ValueError(f"{name} must be a vector or a systems x items matrix, got {matrix.ndim} dimensions.")
+    return matrix
+
+
+def _layout(human: np.ndarray, average_by: str) -> _Layout:
+    index = np.arange(human.size).reshape(human.shape)
+    rows = index.T if average_by == "item" else index.reshape(1, -1) if average_by == "none" else index
+    judged = ~np.isnan(human.ravel())[rows]
+    sizes = judged.sum(1)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    by_size = {int(size): starts[sizes == size][:, None] + np.arange(size) for size in np.unique(sizes) if size >= 2}
+    return _Layout(rows[judged], by_size, int((sizes >= 2).sum()))
+
+
+# -- per-group statistics: gold (G, L), metric (k, G, L) -> values (k, G) and weights (k, G) ----------------------
+def _pearson(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    gc = gold - gold.mean(axis=-1, keepdims=True)
+    mean = metric.mean(axis=-1, keepdims=True)
+    mc = metric - mean
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gc = gc / np.linalg.norm(gc, axis=-1, keepdims=True)
+        norm = np.sqrt(np.einsum("...l,...l->...", mc, mc))
+        r = np.clip(np.einsum("...l,...l->...", mc, np.broadcast_to(gc, mc.shape)) / norm, -1.0, 1.0)
+    return np.where(_constant(metric, norm, mean[..., 0]) | _constant(gold), np.nan, r)
+
+
+def _constant(values: np.ndarray, centred_norm: np.ndarray | None = None, mean: np.ndarray | None = None
+              ) -> np.ndarray:
+    """Whether each vector (last axis) is constant. Given its mean and centred norm, only vectors whose centred
+    norm is tiny beside the mean (a constant vector's is rounding error) are compared element by element."""
+    if centred_norm is None:
+        return (values == values[..., :1]).all(axis=-1)
+    suspect = centred_norm <= 1e-9 * np.abs(mean) * np.sqrt(values.shape[-1])
+    out = np.zeros(suspect.shape, dtype=bool)
+    if suspect.any():
+        out[suspect] = (values[suspect] == values[suspect][..., :1]).all(axis=-1)
+    return out
+
+
+def _pair_counts(gold: np.ndarray, metric: np.ndarray, epsilon: float, threshold: float | None):
+    """Per group: concordant, discordant, metric-only ties, gold-only ties, ties in both (or, with ``threshold``,
+    WMT's DARR concordant/discordant over pairs whose gold difference reaches it)."""
+    size = gold.shape[-1]
+    i, j = np.triu_indices(size, 1)
+    dg = gold[..., j] - gold[..., i]
+    out = []
+    step = max(1, _CELLS_PER_CHUNK // max(1, dg.size))
+    for start in range(0, metric.shape[0], step):
+        dm = metric[start : start + step, :, j] - metric[start : start + step, :, i]
+        if threshold is not None:
+            counted = np.abs(dg) >= threshold
+            con = (counted & (((dg > 0) & (dm > 0)) | ((dg < 0) & (dm < 0)))).sum(-1)
+            out.append(np.stack([con, counted.sum(-1) - con]))
+            continue
+        m_tie = np.abs(dm) <= epsilon if epsilon > 0 else dm == 0
+        g_tie = dg == 0
+        con = (~m_tie & (((dg > 0) & (dm > 0)) | ((dg < 0) & (dm < 0)))).sum(-1)
+        both = (m_tie & g_tie).sum(-1)
+        m_only = (m_tie & ~g_tie).sum(-1)
+        g_only = (~m_tie & g_tie).sum(-1)
+        dis = dg.shape[-1] - con - both - m_only - g_only
+        out.append(np.stack([con, dis, m_only, g_only, both]))
+    return np.concatenate(out, axis=1).astype(np.int64)
+
+
+def _tie_pairs(*columns: np.ndarray) -> int:
+    """Pairs equal in every column, the columns sorted so that equal rows are adjacent."""
+    change = np.zeros(len(columns[0]) - 1, dtype=bool)
+    for column in columns:
+        change |= column[1:] != column[:-1]
+    runs = np.diff(np.flatnonzero(np.r_[True, change, True]))
+    return int((runs * (runs - 1) // 2).sum())
+
+
+def _inversions(ranks: np.ndarray) -> int:
+    """Pairs ``i < j`` with ``ranks[i] > ranks[j]``, by bottom-up merging: at each width, every element of a right
+    half counts the larger elements of its (sorted) left half with ``searchsorted``; O(n log^2 n)."""
+    n, values, total, width = len(ranks), ranks.astype(np.int64), 0, 1
+    big = int(values.max()) + 1 if n else 1
+    position = np.arange(n)
+    while width < n:
+        block = position // (2 * width)
+        keys = block * big + values  # each half of every block is sorted
+        right = (position // width) % 2 == 1
+        left = keys[~right]
+        ends = np.searchsorted(left, (block[right] + 1) * big, side="left")
+        total += int((ends - np.searchsorted(left, keys[right], side="right")).sum())
+        values = np.sort(keys) % big  # merge: blocks stay in order
+        width *= 2
+    return total
+
+
+def _sorted_counts(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    """:func:`_pair_counts` without a tie threshold in O(n log^2 n) per vector: sorted by (gold, metric), the
+    discordant pairs are the inversions of the metric's ranks; the ties come from run lengths."""
+    out = np.zeros((5, *metric.shape[:2]), dtype=np.int64)
+    size = gold.shape[-1]
+    for group, g in enumerate(gold):
+        for row in range(metric.shape[0]):
+            m = metric[row, group]
+            order = np.lexsort((m, g))
+            gs, ms = g[order], m[order]
+            dis = _inversions(np.unique(ms, return_inverse=True)[1])
+            both, g_ties, m_ties = _tie_pairs(gs, ms), _tie_pairs(gs), _tie_pairs(np.sort(m))
+            con = size * (size - 1) // 2 - dis - g_ties - m_ties + both
+            out[:, row, group] = con, dis, m_ties - both, g_ties - both, both
+    return out
+
+
+def _group_values(statistic: str, gold: np.ndarray, metric: np.ndarray, epsilon: float = 0.0,
+                  threshold: float = DARR_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
+    """Values and averaging weights of a statistic for groups of one size (NaN: undefined)."""
+    weights = np.ones(metric.shape[:2])
+    if statistic == "pearson":
+        return _pearson(gold, metric), weights
+    if statistic == "spearman":
+        values = _pearson(scipy.stats.rankdata(gold, axis=-1), scipy.stats.rankdata(metric, axis=-1))
+        return np.where(_constant(metric) | _constant(gold), np.nan, values), weights
+    if statistic == "kendall_like":
+        con, dis = _pair_counts(gold, metric, 0.0, threshold)
+        pairs = con + dis
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(pairs > 0, (con - dis) / np.maximum(pairs, 1), np.nan), pairs.astype(float)
+    if epsilon == 0 and gold.shape[-1] > _SORTED_FROM:
+        con, dis, m_only, g_only, both = _sorted_counts(gold, metric)
+    else:
+        con, dis, m_only, g_only, both = _pair_counts(gold, metric, epsilon, None)
+    total = con + dis + m_only + g_only + both
+    if statistic in ("accuracy", "acc_eq"):
+        return (con + both) / total, weights
+    m_ties, g_ties = m_only + both, g_only + both
+    undefined = (m_ties == total) | (g_ties == total)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if statistic == "kendall_b":
+            tau = (con - dis) / np.sqrt(total - m_ties) / np.sqrt(total - g_ties)
+        else:  # kendall_c
+            size = gold.shape[-1]
+            distinct = np.minimum(_distinct(metric), _distinct(np.broadcast_to(gold, metric.shape)))
+            tau = 2 * (con - dis) / (size**2 * (distinct - 1) / distinct)
+    return np.where(undefined, np.nan, np.clip(tau, -1.0, 1.0)), weights
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    ordered = np.sort(values, axis=-1)
+    return (np.diff(ordered, axis=-1) != 0).sum(-1) + 1
+
+
+def _average(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Mean over groups of the defined values (weighted for DARR), per row; NaN where none is defined."""
+    defined = ~np.isnan(values)
+    w = np.where(defined, weights, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(w.sum(-1) > 0, (np.where(defined, values, 0.0) * w).sum(-1) / w.sum(-1), np.nan)
+
+
+def _take(metric: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """``metric[:, positions]``, as a view when the positions are one contiguous run (no grouping)."""
+    start = positions[0, 0]
+    if positions[-1, -1] - start + 1 == positions.size:
+        return metric[:, start : start + positions.size].reshape(len(metric), *positions.shape)
+    return metric[:, positions]
+
+
+def _batched(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _Layout, epsilon: float,
+             threshold: float) -> np.ndarray:
+    """The averaged statistic for each row of ``metric`` (k, n_cells in layout order): (k,)."""
+    values, weights = [], []
+    for positions in layout.by_size.values():
+        v, w = _group_values(statistic, gold[positions], _take(metric, positions), epsilon, threshold)
+        values.append(v)
+        weights.append(w)
+    if not values:
+        return np.full(len(metric), np.nan)
+    return _average(np.concatenate(values, axis=1), np.concatenate(weights, axis=1))
+
+
+def _calibrate_ties(gold: np.ndarray, metric: np.ndarray, layout: _Layout) -> tuple[float, float]:
+    """The tie threshold maximising the average pairwise accuracy over groups, and that accuracy (mt-metrics-eval's
+    ``tau_optimization`` with ``acc_23``): every candidate threshold at once from the sorted pair differences."""
+    diffs, gains = [], []
+    base = 0.0
+    for size, positions in layout.by_size.items():
+        i, j = np.triu_indices(size, 1)
+        g, m = gold[positions], metric[positions]
+        dg, dm = g[:, j] - g[:, i], m[:, j] - m[:, i]
+        # making a pair a metric tie: +1 agreement if humans tie it, -1 if it was concordant
+        concordant = ((dg > 0) & (dm > 0)) | ((dg < 0) & (dm < 0))
+        gain = np.where(dg == 0, (dm != 0).astype(float), -concordant.astype(float))
+        pairs = len(i)
+        base += ((concordant | ((dg == 0) & (dm == 0))).sum(-1) / pairs).sum()
+        diffs.append(np.abs(dm).ravel())
+        gains.append((gain / pairs).ravel())
+    if not diffs:
+        return 0.0, math.nan
+    diff, gain = np.concatenate(diffs), np.concatenate(gains)
+    order = np.argsort(diff, kind="stable")
+    diff, tau = diff[order], base + np.cumsum(gain[order])
+    last = np.r_[diff[1:] != diff[:-1], True]  # a threshold makes every pair with that difference a tie
+    thresholds, taus = diff[last], tau[last]
+    if thresholds[0] != 0.0:
+        thresholds, taus = np.r_[0.0, thresholds], np.r_[base, taus]
+    best = np.flatnonzero(taus >= taus.max() - 1e-12 * max(1.0, abs(taus.max())))[0]
+    return float(thresholds[best]), float(taus[best]) / layout.n_groups
+
+
+def _prepare(human: object, metric: object, average_by: str) -> tuple[np.ndarray, np.ndarray, _Layout]:
+    h, m = as_matrix(human, "human"), as_matrix(metric, "metric")
+    if h.shape != m.shape:
+        raise ValueError(f"human scores are {h.shape[0]} systems x {h.shape[1]} items but metric scores are "
+                         f"{m.shape[0]} x {m.shape[1]}: give both for the same systems and items.")
+    if np.isinf(h).any():
+        raise ValueError("human scores contain infinity; mark a missing judgment with None or NaN.")
+    judged = ~np.isnan(h)
+    if not np.isfinite(m[judged]).all():
+        raise ValueError("the metric has no finite score for some judged cell (NaN or infinity where a human score "
+                         "exists): score every judged segment.")
+    layout = _layout(h, average_by)
+    return h.ravel()[layout.order], m.ravel()[layout.order], layout
+
+
+def correlation(human: object, metric: object, statistic: str = "pearson", average_by: str = "none",
+                threshold: float = DARR_THRESHOLD) -> Correlation:
+    """One agreement statistic of ``metric`` with ``human`` (matrices ``(n_systems, n_items)``, NaN/None for a
+    missing human score; see the module docstring for the formulas)."""
+    _check_statistic(statistic, average_by)
+    gold, metric_cells, layout = _prepare(human, metric, average_by)
+    return _correlation(statistic, gold, metric_cells, layout, threshold)
+
+
+def _correlation(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _Layout,
+                 threshold: float) -> Correlation:
+    cells = int(sum(p.size for p in layout.by_size.values()))
+    if not layout.n_groups:
+        return Correlation(None, "no group of two or more judged cells to correlate", 0, cells)
+    if statistic == "acc_eq":
+        epsilon, value = _calibrate_ties(gold, metric, layout)
+        extra = {"epsilon": epsilon}
+    else:
+        value, extra = float(_batched(statistic, gold, metric[None], layout, 0.0, threshold)[0]), {}
+    if math.isnan(value):
+        reason = {"kendall_like": f"no pair of cells whose human scores differ by {threshold:g} or more"}.get(
+            statistic, "the human or the metric scores are constant in every group")
+        return Correlation(None, reason, layout.n_groups, cells, **extra)
+    return Correlation(value, None, layout.n_groups, cells, **extra)
+
+
+# -- significance -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PermutationParams:
+    """mt-metrics-eval's ``PermutationSigDiffParams``: early stopping every ``block_size`` draws."""
+
+    block_size: int = 1000
+    early_min: float = 0.02
+    early_max: float = 0.5
+
+
+class _Draws:
+    """The keep/swap draws of ``RandomState(seed)``, block by block: generated once, shared by every pair tested
+    with the same seed (each pair sees the stream from its start, as after ``np.random.seed(seed)``)."""
+
+    def __init__(self, seed: int | None, n_cells: int) -> None:
+        self._rng, self._n, self._blocks = np.random.RandomState(seed), n_cells, []
+
+    def block(self, index: int, size: int) -> np.ndarray:
+        while len(self._blocks) <= index:
+            # RandomState.binomial(1, 0.5, n) is U > 0.5 for each uniform U in turn: the same draws, faster
+            self._blocks.append((self._rng.random_sample((size, self._n)) > 0.5).astype(float))
+        return self._blocks[index]
+
+
+def permutation_test(human: object, metric_a: object, metric_b: object, statistic: str = "pearson",
+                     average_by: str = "none", k: int = 1000, seed: int | None = 12345,
+                     params: PermutationParams = PermutationParams(), threshold: float = DARR_THRESHOLD
+                     ) -> tuple[float, float, int]:
+    """p-value that ``metric_b`` agrees better than ``metric_a`` (mt-metrics-eval's ``PermutationSigDiff``,
+    see the module docstring), the observed difference ``stat(b) - stat(a)`` and the number of draws used."""
+    _check_statistic(statistic, average_by)
+    gold, a, layout = _prepare(human, metric_a, average_by)
+    _, b, _ = _prepare(human, metric_b, average_by)
+    return _permutation(statistic, gold, a, b, layout, k, _Draws(seed, len(gold)), params, threshold)
+
+
+def _zscore(values: np.ndarray) -> np.ndarray:
+    std = values.std()
+    if std == 0:
+        raise ValueError("a metric gives every judged cell the same score: its correlation is undefined, so it "
+                         "cannot be tested for significance.")
+    return (values - values.mean()) / std
+
+
+def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray, layout: _Layout, k: int,
+                 draws: _Draws, params: PermutationParams, threshold: float) -> tuple[float, float, int]:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k (permutation draws) must be a positive integer (mt-metrics-eval: 1000), got {k!r}.")
+    za, zb = _zscore(a), _zscore(b)
+
+    fast = statistic == "pearson" and layout.n_groups == 1 and len(gold) == len(next(iter(layout.by_size.values()))[0])
+
+    def stat(metric: np.ndarray) -> np.ndarray:
+        if statistic == "acc_eq":  # recalibrated on every draw, as mt-metrics-eval's KendallWithTiesOpt test
+            return np.array([_calibrate_ties(gold, row, layout)[1] for row in metric])
+        values = _batched(statistic, gold, metric, layout, 0.0, threshold)
+        return np.nan_to_num(values, nan=0.0)  # mt-metrics-eval: an average of no defined group is 0
+
+    delta = float(stat(zb[None])[0] - stat(za[None])[0])
+    count, used, index = 0, 0, 0
+    while used < k:
+        block = min(params.block_size, k - used)
+        keep = draws.block(index, block)
+        index += 1
+        if fast:
+            stat_a, stat_b = _pearson_of_mixtures(gold, za, zb, keep)
+        else:
+            swap = keep == 0.0
+            stat_a, stat_b = stat(np.where(swap, zb, za)), stat(np.where(swap, za, zb))
+        count += int((stat_b - stat_a >= delta).sum())
+        used += block
+        if block == params.block_size and not params.early_min <= count / used <= params.early_max:
+            break
+    return count / used, delta, used
+
+
+def _pearson_of_mixtures(gold: np.ndarray, za: np.ndarray, zb: np.ndarray, keep: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson with ``gold`` (one group) of every draw's mixtures ``a' = where(keep, za, zb) = zb + keep d`` and
+    ``b' = where(keep, zb, za) = za - keep d`` (``d = za - zb``), from sums, without building them: with ``K`` the
+    0/1 draw matrix, ``sum a' = sum zb + K d``, ``a'.g = zb.g + K (d g)``, ``sum a'^2 = sum zb^2 + K (za^2 - zb^2)``
+    (g centred and normalised; z-scored inputs keep ``sum x^2 - (sum x)^2 / n`` well conditioned); one product."""
+    n = len(gold)
+    g = gold - gold.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = g / np.linalg.norm(g)
+        d = za - zb
+        sums = keep @ np.stack([d, d * g, za * za - zb * zb], axis=1)
+        out = []
+        for base, sign in ((zb, 1.0), (za, -1.0)):
+            total, dot = base.sum() + sign * sums[:, 0], base @ g + sign * sums[:, 1]
+            square = base @ base + sign * sums[:, 2]
+            out.append(np.nan_to_num(np.clip(dot / np.sqrt(square - total * total / n), -1.0, 1.0), nan=0.0))
+    return out[0], out[1]
+
+
+def williams_test(human: object, metric_a: object, metric_b: object, one_sided: bool = True) -> float:
+    """Williams' test (Graham & Baldwin 2014) that two Pearson correlations with the same human scores differ:
+    with ``r1``, ``r2`` each metric's and ``r12`` the metrics' correlation over the ``n`` judged cells,
+    ``t = (r1 - r2) sqrt((n-1)(1+r12)) / sqrt(2 (n-1)/(n-3) K + ((r1+r2)/2)^2 (1-r12)^3)``,
+    ``K = 1 - r1^2 - r2^2 - r12^2 + 2 r1 r2 r12``; p from Student's t with ``n - 3`` degrees of freedom."""
+    gold, a, layout = _prepare(human, metric_a, "none")
+    _, b, _ = _prepare(human, metric_b, "none")
+    n = len(gold)
+    if n < 4:
+        raise ValueError(f"Williams' test needs at least 4 judged cells, got {n}.")
+    r1, r2, r12 = (float(_pearson(x, y[None])[0]) for x, y in ((gold, a), (gold, b), (a, b)))
+    if any(math.isnan(r) for r in (r1, r2, r12)):
+        raise ValueError("Williams' test is undefined here: a metric or the human scores are constant.")
+    k_ = 1 - r1**2 - r2**2 - r12**2 + 2 * r1 * r2 * r12
+    t = (r1 - r2) * np.sqrt((n - 1) * (1 + r12)) / np.sqrt(
+        2 * (n - 1) / (n - 3) * k_ + ((r1 + r2) / 2) ** 2 * (1 - r12) ** 3)
+    p = float(scipy.stats.t.sf(abs(t), n - 3))
+    return p if one_sided else 2 * p
+
+
+def assign_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> list[int]:
+    """Significance clusters (mt-metrics-eval's ``AssignRanks``): metrics sorted by decreasing agreement;
+    ``pvalues[i, j]`` (i < j) is the p-value that metric i beats metric j. A metric starts a new cluster when one of
+    the current cluster significantly beats it."""
+    ranks, rank, start = [], 1, 0
+    for i in range(len(pvalues)):
+        if (pvalues[start:i, i] <= alpha).any():
+            rank += 1
+            start = i
+        ranks.append(rank)
+    return ranks
+
+
+def significance_clusters(human: object, metrics: Mapping[str, object], statistic: str = "pearson",
+                          average_by: str = "none", k: int = 1000, seed: int | None = 12345, alpha: float = 0.05,
+                          params: PermutationParams = PermutationParams(), threshold: float = DARR_THRESHOLD
+                          ) -> tuple[list[str], list[Correlation], np.ndarray, list[int]]:
+    """Metrics sorted by decreasing agreement (name breaks ties), their statistics, the matrix of permutation
+    p-values (``[i, j]``: metric i beats metric j; each pair tested with ``RandomState(seed)``'s draws) and the
+    cluster of each (mt-metrics-eval's ``CompareMetrics``). Metrics whose statistic is undefined come last,
+    outside any cluster (rank None)."""
+    _check_statistic(statistic, average_by)
+    prepared = {name: _prepare(human, scores, average_by) for name, scores in metrics.items()}
+    results = {name: _correlation(statistic, g, m, layout, threshold) for name, (g, m, layout) in prepared.items()}
+    defined = sorted((n for n in results if results[n].value is not None), key=lambda n: (-results[n].value, n))
+    undefined = sorted(n for n in results if results[n].value is None)
+    pvalues = np.zeros((len(defined), len(defined)))
+    draws = _Draws(seed, len(next(iter(prepared.values()))[0])) if prepared else None
+    for i, first in enumerate(defined):
+        for j in range(i + 1, len(defined)):
+            gold, a, layout = prepared[defined[j]]
+            pvalues[i, j] = _permutation(statistic, gold, a, prepared[first][1], layout, k, draws, params,
+                                         threshold)[0]
+    ranks = assign_ranks(pvalues, alpha) + [None] * len(undefined)
+    names = defined + undefined
+    return names, [results[n] for n in names], pvalues, ranks
+
+
+# -- bootstrap ----------------------------------------------------------------------------------------------------
+def bootstrap_interval(human: object, metric: object, statistic: str = "pearson", average_by: str = "none",
+                       n_resamples: int = 1000, seed: int | None = 12345, confidence: float = 0.95,
+                       threshold: float = DARR_THRESHOLD, level: str = "segment") -> tuple[float | None, float | None]:
+    """Percentile interval of the statistic over ``n_resamples`` resamples of the items (the matrix columns),
+    drawn with replacement by ``numpy.random.default_rng(seed)`` (scipy's paired percentile bootstrap when there
+    is one system). ``level="system"``: each resample's system scores are the means over its items (then
+    ``average_by`` is ignored). Resamples where the statistic is undefined are left out; (None, None) when more
+    than half are. Segment-level Pearson without grouping is computed for all resamples at once
+    (:func:`_resampled_pearson`); the other statistics resample by resample."""
+    from nlgmetrics.stats import bootstrap_indices
+
+    _check_statistic(statistic, average_by)
+    if level not in ("segment", "system"):
+        raise ValueError(f"level must be 'segment' or 'system', got {level!r}.")
+    h, m = as_matrix(human, "human"), as_matrix(metric, "metric")
+    _prepare(h, m, average_by)  # checks
+    indices = bootstrap_indices(h.shape[1], n_resamples, seed)
+    if statistic == "pearson" and average_by == "none" and level == "segment":
+        values = _resampled_pearson(h, m, indices)
+        values = values[~np.isnan(values)]
+    else:
+        values = []
+        for columns in indices:
+            sub_h, sub_m = h[:, columns], m[:, columns]
+            if level == "system":
+                sub_h, sub_m = system_scores(sub_h, sub_h)[:, None], system_scores(sub_m, sub_h)[:, None]
+                average_by = "none"
+            gold, cells, layout = _prepare(sub_h, sub_m, average_by)
+            value = _correlation(statistic, gold, cells, layout, threshold).value
+            if value is not None:
+                values.append(value)
+    if len(values) < n_resamples / 2:
+        return None, None
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def _resampled_pearson(human: np.ndarray, metric: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Pearson of the judged cells of every resample of items (rows of ``indices``) at once: with ``w`` how often
+    each cell's item was drawn, weighted sums ``sum w``, ``sum w g``, ``sum w m``, ``sum w g^2``, ``sum w m^2``,
+    ``sum w g m`` come from one matrix product (inputs z-scored first, which leaves r unchanged and keeps
+    ``sum w x^2 - (sum w x)^2 / sum w`` well conditioned); NaN where a resample's human or metric cells are constant."""
+    judged = ~np.isnan(human)
+    items = np.nonzero(judged)[1]
+    gold, values = human[judged], metric[judged]
+    g = (gold - gold.mean()) / (gold.std() or 1.0)
+    x = (values - values.mean()) / (values.std() or 1.0)
+    n_items = human.shape[1]
+    out = np.empty(len(indices))
+    for start in range(0, len(indices), 256):
+        chunk = indices[start : start + 256]
+        flat = (np.arange(len(chunk))[:, None] * n_items + chunk).ravel()
+        counts = np.bincount(flat, minlength=len(chunk) * n_items).reshape(len(chunk), n_items)
+        weights = counts[:, items].astype(float)
+        n, sg, sx, sgg, sxx, sgx = (weights @ np.stack([np.ones_like(g), g, x, g * g, x * x, g * x], axis=1)).T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var_g, var_x = sgg - sg * sg / n, sxx - sx * sx / n
+            r = (sgx - sg * sx / n) / np.sqrt(var_g * var_x)
+        # a constant resample's variance is rounding error: only near-zero ones are checked value by value
+        constant = np.zeros(len(chunk), dtype=bool)
+        for row in np.flatnonzero((var_g <= 1e-9 * n) | (var_x <= 1e-9 * n)):
+            drawn = weights[row] > 0
+            constant[row] = np.ptp(gold[drawn]) == 0 or np.ptp(values[drawn]) == 0
+        out[start : start + len(chunk)] = np.where(constant | (n < 2), np.nan, np.clip(r, -1.0, 1.0))
+    return out
+
+
+def system_scores(scores: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Each system's mean score over its judged items (NaN for a system without any)."""
+    judged = ~np.isnan(human)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(judged, scores, 0.0).sum(1) / judged.sum(1)
+
+
+__all__ = [
+    "AVERAGES", "Correlation", "DARR_THRESHOLD", "PermutationParams", "STATISTICS", "as_matrix", "assign_ranks",
+    "bootstrap_interval", "correlation", "permutation_test", "significance_clusters",
+    "system_scores", "williams_test",
+]

@@ -1,0 +1,280 @@
+"""Readers of human judgments (and metric scores) into :class:`Judgments`, the input of ``nlgmetrics agree``.
+
+Formats:
+
+- ``wmt-da``: WMT DA segment scores (``DA-seglevel.csv``: space-separated ``LP DATA SYSTEM SID HUMAN``; a SYSTEM
+  ``a+b`` (identical outputs) counts as ``a``), one language pair; with ``texts``, the folder holding
+  ``{DATA}-{src}{tgt}-ref.{tgt}`` and ``{lp}/{DATA}.{SYSTEM}.{lp}`` (lines HTML-unescaped), so metrics can be scored.
+- ``mtme``: mt-metrics-eval's score files (``human-scores/{lp}.{rater}.seg.score``,
+  ``metric-scores/{lp}/{metric}-{ref}.seg.score``): lines ``SYSTEM<TAB>SCORE`` (``None`` = missing), each system's
+  segments in order; or a test-set folder holding both (:func:`read_mtme_folder`).
+- ``table``: CSV, TSV or JSON Lines with named columns (human, system, item, metric score, hypothesis, reference).
+- ``annotations``: JSON Lines with several annotators and quality dimensions per record (SummEval's layout:
+  ``{"id", "model_id", "decoded", "references", "expert_annotations": [{"coherence": 2, ...}, ...]}``); the human
+  score of a record is the mean over its annotators of one dimension.
+
+A record without a human score is dropped and counted (``Judgments.dropped``); a (system, item) given twice, or a
+metric score file that does not cover the human scores' systems and segments, is an error.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FORMATS = ("wmt-da", "mtme", "table", "annotations")
+
+
+@dataclass
+class Judgments:
+    """Human scores of ``systems`` x ``items`` (NaN: not judged), optional metric scores of the same shape, and
+    optional texts (``hypotheses[s][i]``, ``references[i]``: a list per item) for scoring metrics by name."""
+
+    systems: list[str]
+    items: list[str]
+    human: np.ndarray
+    metrics: dict[str, np.ndarray] = field(default_factory=dict)
+    hypotheses: list[list[str | None]] | None = None
+    references: list[list[str]] | None = None
+    dropped: int = 0
+
+    @classmethod
+    def from_records(cls, systems: Sequence[str], items: Sequence[Any], human: Sequence[float | None],
+                     metrics: Mapping[str, Sequence[float]] | None = None,
+                     hypotheses: Sequence[str] | None = None,
+                     references: Sequence[str | Sequence[str]] | None = None) -> Judgments:
+        """One record per judged (system, item): parallel lists. A None/NaN human score drops the record (counted)."""
+        n = len(human)
+        columns = {"systems": systems, "items": items, **{f"metrics[{k!r}]": v for k, v in (metrics or {}).items()}}
+        if hypotheses is not None:
+            columns["hypotheses"] = hypotheses
+        if references is not None:
+            columns["references"] = references
+        for name, values in columns.items():
+            if len(values) != n:
+                raise ValueError(f"{name} has {len(values)} entries but human has {n}: give one per judgment.")
+        system_names = list(dict.fromkeys(str(s) for s in systems))
+        item_names = list(dict.fromkeys(str(i) for i in items))
+        s_index = {s: k for k, s in enumerate(system_names)}
+        i_index = {i: k for k, i in enumerate(item_names)}
+        shape = (len(system_names), len(item_names))
+        matrix = np.full(shape, np.nan)
+        scores = {name: np.full(shape, np.nan) for name in metrics or {}}
+        hyps = [[None] * shape[1] for _ in range(shape[0])] if hypotheses is not None else None
+        refs: list[list[str]] | None = [[] for _ in range(shape[1])] if references is not None else None
+        seen, dropped = set(), 0
+        for k in range(n):
+            s, i = s_index[str(systems[k])], i_index[str(items[k])]
+            if (s, i) in seen:
+                raise ValueError(f"system {system_names[s]!r} item {item_names[i]!r} is given twice: give each "
+                                 "(system, item) once (average repeated judgments first).")
+            seen.add((s, i))
+            if refs is not None:
+                ref = references[k]
+                refs[i] = [ref] if isinstance(ref, str) else list(ref)
+            value = human[k]
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                dropped += 1
+                continue
+            matrix[s, i] = float(value)
+            for name in scores:
+                scores[name][s, i] = _number(metrics[name][k], f"metric {name!r}")
+            if hyps is not None:
+                hyps[s][i] = hypotheses[k]
+        return cls(system_names, item_names, matrix, scores, hyps, refs, dropped)
+
+
+def _number(value: Any, what: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: {value!r} is not a number.") from None
+
+
+def _human_value(raw: Any, where: str) -> float | None:
+    if raw is None or (isinstance(raw, str) and raw.strip() in ("", "None", "NA", "nan", "NaN", "null")):
+        return None
+    value = _number(raw, f"human score at {where}")
+    if not math.isfinite(value):
+        return None
+    return value
+
+
+def _read_lines(path: Path) -> list[str]:
+    """Lines without their ends (the last line counts whether or not a newline ends the file)."""
+    with open(path, encoding="utf-8-sig") as handle:
+        lines = handle.read().split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def read_wmt_da(path: str | Path, pair: str, texts: str | Path | None = None) -> Judgments:
+    """One language pair of a WMT DA segment-score file (see the module docstring)."""
+    path = Path(path)
+    systems, items, human, data = [], [], [], set()
+    with open(path, encoding="utf-8") as handle:
+        reader = csv.DictReader(handle, delimiter=" ")
+        missing = {"LP", "SYSTEM", "SID", "HUMAN"} - set(reader.fieldnames or [])
+        if missing:
+            raise ValueError(f"{path}: not a WMT DA file (header LP DATA SYSTEM SID HUMAN); missing "
+                             f"{', '.join(sorted(missing))}.")
+        pairs = set()
+        for line, row in enumerate(reader, 2):
+            pairs.add(row["LP"])
+            if row["LP"] != pair:
+                continue
+            systems.append(row["SYSTEM"].split("+")[0])
+            items.append(row["SID"])
+            human.append(_human_value(row["HUMAN"], f"{path}:{line}"))
+            data.add(row.get("DATA") or "newstest2017")
+    if not systems:
+        raise ValueError(f"{path} has no rows for {pair!r}; it has {', '.join(sorted(pairs))}.")
+    hypotheses = references = None
+    if texts is not None:
+        folder, (src, tgt), prefix = Path(texts), pair.split("-"), sorted(data)[0]
+        reference = [html.unescape(line) for line in _read_lines(folder / f"{prefix}-{src}{tgt}-ref.{tgt}")]
+        outputs = {}
+        for system in dict.fromkeys(systems):
+            file = folder / pair / f"{prefix}.{system}.{pair}"
+            if not file.is_file():
+                raise ValueError(f"no output of system {system!r} for {pair}: {file} is missing.")
+            outputs[system] = [html.unescape(line) for line in _read_lines(file)]
+        for sid in items:
+            if not sid.isdigit() or not 1 <= int(sid) <= len(reference):
+                raise ValueError(f"SID {sid!r} is not a line number of the {len(reference)}-line reference.")
+        hypotheses = [outputs[s][int(i) - 1] for s, i in zip(systems, items)]
+        references = [reference[int(i) - 1] for i in items]
+    return Judgments.from_records(systems, items, human, None, hypotheses, references)
+
+
+def read_mtme_scores(path: str | Path) -> dict[str, list[float | None]]:
+    """An mt-metrics-eval score file: {system: [score per segment]} (None where missing)."""
+    scores: dict[str, list[float | None]] = {}
+    for number, line in enumerate(_read_lines(Path(path)), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2:
+            raise ValueError(f"{path}:{number}: expected 'SYSTEM<TAB>SCORE', got {line!r}.")
+        scores.setdefault(parts[0], []).append(_human_value(parts[1], f"{path}:{number}"))
+    return scores
+
+
+def read_mtme(human: str | Path, metrics: Mapping[str, str | Path] | None = None) -> Judgments:
+    """Human and metric ``.seg.score`` files of mt-metrics-eval (systems without human scores are left out)."""
+    gold = read_mtme_scores(human)
+    lengths = {len(v) for v in gold.values()}
+    if len(lengths) != 1:
+        raise ValueError(f"{human}: systems have different numbers of segments ({sorted(lengths)}).")
+    systems, items, values = [], [], []
+    for system, scores in gold.items():
+        systems += [system] * len(scores)
+        items += [str(i) for i in range(len(scores))]
+        values += scores
+    metric_columns = {}
+    for name, file in (metrics or {}).items():
+        scores = read_mtme_scores(file)
+        column = []
+        for system, human_scores in gold.items():
+            if system not in scores:
+                raise ValueError(f"metric {name!r} ({file}) has no scores for system {system!r}.")
+            if len(scores[system]) != len(human_scores):
+                raise ValueError(f"metric {name!r} ({file}) has {len(scores[system])} segments for {system!r} but "
+                                 f"the human scores have {len(human_scores)}.")
+            column += [math.nan if v is None else v for v in scores[system]]
+        metric_columns[name] = column
+    return Judgments.from_records(systems, items, values, metric_columns)
+
+
+def read_mtme_folder(folder: str | Path, pair: str, rater: str = "mqm",
+                     metrics: Mapping[str, str | Path] | None = None) -> Judgments:
+    """An mt-metrics-eval test-set folder: ``human-scores/{pair}.{rater}.seg.score`` and every
+    ``metric-scores/{pair}/{metric}.seg.score`` (or the ``metrics`` given)."""
+    folder = Path(folder)
+    if not pair:
+        raise ValueError("reading an mt-metrics-eval folder needs the language pair (--mtme-pair en-de).")
+    human = folder / "human-scores" / f"{pair}.{rater}.seg.score"
+    if not human.is_file():
+        found = sorted(p.name for p in (folder / "human-scores").glob(f"{pair}.*.seg.score"))
+        raise ValueError(f"{human} does not exist; human score files for {pair}: {', '.join(found) or 'none'}.")
+    if metrics is None:
+        files = sorted((folder / "metric-scores" / pair).glob("*.seg.score"))
+        metrics = {file.name.removesuffix(".seg.score"): file for file in files}
+    return read_mtme(human, metrics)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    if path.suffix.lower() in (".jsonl", ".json"):
+        records = []
+        for number, line in enumerate(_read_lines(path), 1):
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{number}: not JSON ({exc.msg}).") from None
+                if not isinstance(record, dict):
+                    raise ValueError(f"{path}:{number}: expected a JSON object with named fields, got "
+                                     f"{type(record).__name__}.")
+                records.append(record)
+        if not records:
+            raise ValueError(f"{path} has no records.")
+        return records
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        records = list(csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
+    if not records:
+        raise ValueError(f"{path} has no records.")
+    return records
+
+
+def _column(records: list[dict[str, Any]], key: str, path: Path) -> list[Any]:
+    if records and key not in records[0]:
+        raise ValueError(f"{path} has no column {key!r}; it has {', '.join(map(str, records[0]))}.")
+    return [record.get(key) for record in records]
+
+
+def read_table(path: str | Path, human: str = "human", system: str | None = "system", item: str | None = "item",
+               metrics: Sequence[str] = (), hypothesis: str | None = None, reference: str | None = None) -> Judgments:
+    """CSV/TSV/JSONL with one judged (system, item) per row. Without a ``system`` column every row is one system;
+    without an ``item`` column the row number is the item."""
+    path = Path(path)
+    records = _records(path)
+    gold = [_human_value(v, f"{path} record {k + 1}") for k, v in enumerate(_column(records, human, path))]
+    systems = _column(records, system, path) if system else ["system"] * len(records)
+    items = _column(records, item, path) if item else list(range(len(records)))
+    scores = {name: _column(records, name, path) for name in metrics}
+    hyps = _column(records, hypothesis, path) if hypothesis else None
+    refs = _column(records, reference, path) if reference else None
+    return Judgments.from_records(systems, items, gold, scores, hyps, refs)
+
+
+def read_annotations(path: str | Path, dimension: str, annotations: str = "expert_annotations",
+                     system: str = "model_id", item: str = "id", metrics: Sequence[str] = (),
+                     hypothesis: str | None = "decoded", reference: str | None = "references") -> Judgments:
+    """JSON Lines with a list of annotator dicts per record; the human score is their mean on ``dimension``
+    (annotators without it are skipped; a record with none is dropped)."""
+    path = Path(path)
+    records = _records(path)
+    gold = []
+    for number, record in enumerate(records, 1):
+        ratings = record.get(annotations)
+        if not isinstance(ratings, list):
+            raise ValueError(f"{path} record {number}: {annotations!r} must be a list of annotator dicts.")
+        values = [_human_value(r.get(dimension), f"{path} record {number}") for r in ratings if isinstance(r, dict)]
+        values = [v for v in values if v is not None]
+        gold.append(float(np.mean(values)) if values else None)
+    dims = sorted({key for r in records for a in r.get(annotations) or [] if isinstance(a, dict) for key in a})
+    if dims and dimension not in dims:
+        raise ValueError(f"{path}: no annotator gives {dimension!r}; dimensions are {', '.join(dims)}.")
+    hyps = [r.get(hypothesis) for r in records] if hypothesis and hypothesis in records[0] else None
+    refs = [r.get(reference) for r in records] if reference and reference in records[0] else None
+    return Judgments.from_records(_column(records, system, path), _column(records, item, path), gold,
+                                  {m: _column(records, m, path) for m in metrics}, hyps, refs)

@@ -388,7 +388,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    for name in available_metrics():
+    for name in available_metrics(opt_in=True):
         print(name)
     return 0
 

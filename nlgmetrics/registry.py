@@ -56,6 +56,10 @@ class MetricSpec:
       ``scores_from_statistics(matrix)`` (those scores for every row at once). Paired tests resample these rows.
       ``statistics_options``: the compute function's option names that the class spells otherwise.
     - ``higher_is_better``: False for error rates (TER), so lm-eval and reports rank systems the right way.
+    - ``opt_in``: the metric needs a checkpoint that is not installed with nlgmetrics (the learned metrics: a download
+      or a local folder), so it is left out of every "all metrics" default (:func:`available_metrics` without
+      ``opt_in=True``: the demo, the suite's and Trainer's default list, lm-eval's default registration) and runs
+      wherever it is named.
     """
 
     name: str
@@ -76,6 +80,7 @@ class MetricSpec:
     statistics: str | None = None
     statistics_options: Mapping[str, str] = field(default_factory=_frozen)
     higher_is_better: bool = True
+    opt_in: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING):
@@ -213,6 +218,11 @@ SPECS: dict[str, MetricSpec] = {
             per_example={"scores": "moverscore"}, extras=("encoder",), demo_options={"model_type": _BUNDLED},
             refused_per_example=_EMBEDDING_REFUSED,
         ),
+        MetricSpec(
+            "bleurt", "nlgmetrics.learned.bleurt:compute_bleurt", EMBEDDING, headline=("bleurt",),
+            per_example={"scores": "bleurt"}, extras=("learned",), refused_per_example=_BOOTSTRAP_REFUSED,
+            opt_in=True,
+        ),
     )
 }
 
@@ -246,11 +256,13 @@ def get_metric(name: str) -> Callable[..., dict]:
         raise
 
 
-def available_metrics(kind: str | None = None) -> list[str]:
-    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order."""
+def available_metrics(kind: str | None = None, *, opt_in: bool = False) -> list[str]:
+    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order;
+    the ``opt_in`` ones (learned metrics that need a checkpoint) only with ``opt_in=True``."""
     return [
         name for name, spec in SPECS.items()
-        if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
+        if (kind is None or spec.kind == kind) and (opt_in or not spec.opt_in)
+        and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
     ]
 
 

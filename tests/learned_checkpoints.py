@@ -1,0 +1,130 @@
+"""Checkpoints of the learned metrics' real architectures, built offline for the parity tests: small seeded random
+weights and tokenizers trained here on WMT17 text, saved in the layouts the published checkpoints use.
+
+- :func:`build_bleurt`: a ``BleurtForSequenceClassification`` folder as bleurt-pytorch 0.0.1 writes and reads it
+  (``config.json`` with ``model_type: bleurt``, ``pytorch_model.bin``); ``kind="rembert"`` is the BLEURT-20 layout
+  (embedding size below the hidden size, an embedding projection, a cased SentencePiece ``spm.model``), ``kind="bert"``
+  the legacy bleurt-tiny/base/large layout (a lowercased WordPiece ``vocab.txt`` + ``tokenizer.json``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import torch
+
+DATA = Path(__file__).resolve().parent / "data"
+WMT17 = DATA / "wmt17_ende"
+
+
+def wmt17_lines(name: str = "newstest2017-ende-ref.de") -> list[str]:
+    """One file of tests/data/wmt17_ende (3,004 lines)."""
+    with gzip.open(WMT17 / f"{name}.gz", "rt", encoding="utf-8") as handle:
+        return handle.read().splitlines()
+
+
+def training_text() -> list[str]:
+    """German WMT17 text the test tokenizers are trained on (reference and one system)."""
+    return wmt17_lines() + wmt17_lines("newstest2017.online-F.0.en-de")
+
+
+def _seeded(shape: tuple[int, ...], generator: torch.Generator, std: float) -> torch.Tensor:
+    return (torch.randn(shape, generator=generator) * std).contiguous()
+
+
+def bleurt_state_dict(config: dict, seed: int = 0) -> dict[str, torch.Tensor]:
+    """Seeded random weights under bleurt-pytorch's parameter names for ``config``."""
+    g = torch.Generator().manual_seed(seed)
+    hidden, inter = config["hidden_size"], config["intermediate_size"]
+    emb = config.get("embedding_size") or hidden
+    state: dict[str, torch.Tensor] = {}
+
+    def linear(name: str, n_out: int, n_in: int) -> None:
+        state[f"{name}.weight"] = _seeded((n_out, n_in), g, n_in**-0.5)
+        state[f"{name}.bias"] = _seeded((n_out,), g, 0.1)
+
+    def norm(name: str, size: int) -> None:
+        state[f"{name}.weight"] = 1 + _seeded((size,), g, 0.1)
+        state[f"{name}.bias"] = _seeded((size,), g, 0.1)
+
+    p = "bleurt.embeddings"
+    state[f"{p}.word_embeddings.weight"] = _seeded((config["vocab_size"], emb), g, 1.0)
+    state[f"{p}.position_embeddings.weight"] = _seeded((config["max_position_embeddings"], emb), g, 0.5)
+    state[f"{p}.token_type_embeddings.weight"] = _seeded((config["type_vocab_size"], emb), g, 0.5)
+    norm(f"{p}.LayerNorm", emb)
+    if emb != hidden:
+        linear("bleurt.encoder.embedding_projection", hidden, emb)
+    for i in range(config["num_hidden_layers"]):
+        p = f"bleurt.encoder.layer.{i}"
+        for part in ("query", "key", "value"):
+            linear(f"{p}.attention.self.{part}", hidden, hidden)
+        linear(f"{p}.attention.output.dense", hidden, hidden)
+        norm(f"{p}.attention.output.LayerNorm", hidden)
+        linear(f"{p}.intermediate.dense", inter, hidden)
+        linear(f"{p}.output.dense", hidden, inter)
+        norm(f"{p}.output.LayerNorm", hidden)
+    linear("bleurt.pooler.dense", hidden, hidden)
+    linear("classifier", 1, hidden)
+    return state
+
+
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def _train_sentencepiece(folder: Path, vocab_size: int) -> None:
+    import sentencepiece
+
+    with open(folder / "spm.model", "wb") as model:
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(training_text()), model_writer=model, vocab_size=vocab_size, model_type="unigram",
+            pad_id=0, unk_id=1, bos_id=2, eos_id=3, pad_piece="[PAD]", unk_piece="[UNK]", bos_piece="[CLS]",
+            eos_piece="[SEP]", user_defined_symbols=["[MASK]"], num_threads=1, character_coverage=0.9995,
+            minloglevel=2,
+        )
+
+
+def _train_wordpiece(folder: Path, vocab_size: int) -> None:
+    from tokenizers import BertWordPieceTokenizer
+    from tokenizers.processors import TemplateProcessing
+
+    tokenizer = BertWordPieceTokenizer(lowercase=True)
+    tokenizer.train_from_iterator(training_text(), vocab_size=vocab_size, special_tokens=SPECIALS,
+                                  show_progress=False)
+    tokenizer.save_model(str(folder))  # vocab.txt
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    tokenizer.post_processor = TemplateProcessing(  # the pair template transformers' BERT converter writes
+        single="[CLS]:0 $A:0 [SEP]:0", pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    tokenizer.save(str(folder / "tokenizer.json"))
+    settings = {"do_lower_case": True, "strip_accents": None, "tokenize_chinese_chars": True, "unk_token": "[UNK]",
+                "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]",
+                "tokenizer_class": "BleurtTokenizer"}  # as BleurtTokenizerFast.save_pretrained writes it
+    (folder / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
+
+
+def build_bleurt(folder: Path, kind: str = "rembert", *, seed: int = 0, layers: int = 2) -> Path:
+    """Write a BLEURT checkpoint of ``kind`` ("rembert": BLEURT-20 layout, "bert": legacy layout) into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = 1200
+    if kind == "rembert":
+        _train_sentencepiece(folder, vocab)
+        tokenizer_config = {"do_lower_case": False, "split_by_punct": False, "bos_token": "[CLS]", "eos_token": "[SEP]",
+                            "unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
+                            "mask_token": "[MASK]", "tokenizer_class": "BleurtSPTokenizer"}
+        (folder / "tokenizer_config.json").write_text(json.dumps(tokenizer_config, indent=2))
+        sizes = {"embedding_size": 16, "hidden_size": 48, "num_attention_heads": 4, "intermediate_size": 96}
+    elif kind == "bert":
+        _train_wordpiece(folder, vocab)
+        vocab = sum(1 for _ in open(folder / "vocab.txt", encoding="utf-8"))
+        sizes = {"embedding_size": None, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
+    else:
+        raise ValueError(kind)
+    config = {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "vocab_size": vocab,
+              "num_hidden_layers": layers, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+              "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
+              "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0, "num_labels": 1, **sizes}
+    (folder / "config.json").write_text(json.dumps(config, indent=2))
+    torch.save(bleurt_state_dict(config, seed), folder / "pytorch_model.bin")
+    return folder

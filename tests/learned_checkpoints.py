@@ -104,27 +104,39 @@ def _train_wordpiece(folder: Path, vocab_size: int) -> None:
     (folder / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
 
 
-def build_bleurt(folder: Path, kind: str = "rembert", *, seed: int = 0, layers: int = 2) -> Path:
-    """Write a BLEURT checkpoint of ``kind`` ("rembert": BLEURT-20 layout, "bert": legacy layout) into ``folder``."""
+#: bleurt-tiny-128/512's published architecture (Google's BERT-Tiny, uncased WordPiece vocabulary of 30,522)
+BLEURT_TINY = {"num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 2, "intermediate_size": 512,
+               "vocab_size": 30522}
+#: bleurt-base-128/512's (BERT-Base)
+BLEURT_BASE = {"num_hidden_layers": 12, "hidden_size": 768, "num_attention_heads": 12, "intermediate_size": 3072,
+               "vocab_size": 30522}
+
+
+def build_bleurt(folder: Path, kind: str = "rembert", *, seed: int = 0, layers: int = 2,
+                 sizes: dict | None = None) -> Path:
+    """Write a BLEURT checkpoint of ``kind`` ("rembert": BLEURT-20 layout, "bert": legacy layout) into ``folder``;
+    ``sizes`` overrides the (small) architecture, e.g. :data:`BLEURT_TINY` (the vocabulary size may exceed the
+    trained tokenizer's)."""
     folder.mkdir(parents=True, exist_ok=True)
-    vocab = 1200
+    vocab = 1200 if sizes is None else min(sizes.get("vocab_size", 1200), 8000)
     if kind == "rembert":
         _train_sentencepiece(folder, vocab)
         tokenizer_config = {"do_lower_case": False, "split_by_punct": False, "bos_token": "[CLS]", "eos_token": "[SEP]",
                             "unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
                             "mask_token": "[MASK]", "tokenizer_class": "BleurtSPTokenizer"}
         (folder / "tokenizer_config.json").write_text(json.dumps(tokenizer_config, indent=2))
-        sizes = {"embedding_size": 16, "hidden_size": 48, "num_attention_heads": 4, "intermediate_size": 96}
+        arch = {"embedding_size": 16, "hidden_size": 48, "num_attention_heads": 4, "intermediate_size": 96}
     elif kind == "bert":
         _train_wordpiece(folder, vocab)
         vocab = sum(1 for _ in open(folder / "vocab.txt", encoding="utf-8"))
-        sizes = {"embedding_size": None, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
+        arch = {"embedding_size": None, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
     else:
         raise ValueError(kind)
     config = {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "vocab_size": vocab,
               "num_hidden_layers": layers, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
               "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
-              "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0, "num_labels": 1, **sizes}
+              "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0, "num_labels": 1, **arch,
+              **(sizes or {})}
     (folder / "config.json").write_text(json.dumps(config, indent=2))
     torch.save(bleurt_state_dict(config, seed), folder / "pytorch_model.bin")
     return folder

@@ -130,7 +130,7 @@ def test_bad_input(checkpoints, tmp_path):
         BleurtScorer(str(folder / "config.json"), device="cpu")
     with pytest.raises(ValueError, match="does not exist"):
         BleurtScorer(str(tmp_path / "missing"), device="cpu")
-    with pytest.raises(ValueError, match=r"'BLEURT-20' \(hub repository 'lucadiliello/BLEURT-20'\).*offline"):
+    with pytest.raises(ValueError, match=r"'BLEURT-20' \(hub repository 'lucadiliello/BLEURT-20'\) is not a local folder, and .*offline"):
         BleurtScorer("BLEURT-20", device="cpu")
     with pytest.raises(ValueError, match="multi_ref"):
         compute_bleurt(["a"], ["b"], str(folder), multi_ref="min")
@@ -162,3 +162,54 @@ def test_evaluate_module_hf_keys(checkpoints):
     detailed = default.compute(predictions=cands, references=refs, checkpoint=folder, details=True)
     assert set(detailed) == {"scores", "bleurt", "signature"}
     assert detailed["bleurt"] == pytest.approx(np.mean(expected), abs=1e-6)
+
+
+def test_through_the_spec(checkpoints, tmp_path, capsys):
+    """CLI score, compare, the suite and Trainer's compute_metrics (opt-in: named), lm-eval, Ray's scorer."""
+    from nlgmetrics import compare
+    from nlgmetrics.cli import main
+    from nlgmetrics.integration import lm_eval as nlgm
+    from nlgmetrics.integration.ray_data import MetricScorer
+    from nlgmetrics.integration.suite import compute_suite, flatten_suite
+    from nlgmetrics.registry import available_metrics
+
+    folder = str(checkpoints["bert"])
+    refs, cands = wmt17_lines()[:4], wmt17_lines("newstest2017.uedin-nmt.4722.en-de")[:4]
+    expected = BleurtScorer(folder, device="cpu").score(refs, cands)
+    assert "bleurt" not in available_metrics() and "bleurt" in available_metrics(opt_in=True)
+
+    (tmp_path / "hyp.txt").write_text("\n".join(cands) + "\n")
+    (tmp_path / "ref.txt").write_text("\n".join(refs) + "\n")
+    assert main(["score", "-m", "bleurt", "-p", str(tmp_path / "hyp.txt"), "-r", str(tmp_path / "ref.txt"),
+                 "-o", f"checkpoint={folder}", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx(expected, abs=1e-6)
+
+    rows = compare({"a": cands, "b": refs}, refs, metrics=["bleurt"], baseline="a", n_resamples=100,
+                   metric_options={"bleurt": {"checkpoint": folder}})
+    assert rows[0]["score"] == pytest.approx(np.mean(expected), abs=1e-6) and rows[1]["p_value"] is not None
+
+    flat = flatten_suite(compute_suite(cands, refs, ["bleurt"], {"bleurt": {"checkpoint": folder}}))
+    assert flat["bleurt"] == pytest.approx(np.mean(expected), abs=1e-6)
+
+    names = nlgm.register(["bleurt"])
+    assert names == ["nlgm_bleurt"]
+    items = [nlgm.nlgm_bleurt(references=[r], predictions=[c], checkpoint=folder) for r, c in zip(refs, cands)]
+    assert nlgm.score_corpus("bleurt", [item for item in items])["bleurt"] == pytest.approx(np.mean(expected),
+                                                                                             abs=1e-6)
+
+    scorer = MetricScorer(["bleurt"], metric_options={"bleurt": {"checkpoint": folder}})
+    batch = scorer({"prediction": np.array(cands, dtype=object), "reference": np.array(refs, dtype=object)})
+    assert batch["bleurt"].tolist() == pytest.approx(expected, abs=1e-6)
+
+    from transformers import EvalPrediction, PreTrainedTokenizerFast
+
+    from nlgmetrics.integration.transformers import make_compute_metrics
+
+    tokenizer = PreTrainedTokenizerFast(tokenizer_file=f"{folder}/tokenizer.json", pad_token="[PAD]")
+    ids = {name: tokenizer(texts, padding=True, add_special_tokens=False, return_tensors="np")["input_ids"]
+           for name, texts in (("refs", refs), ("cands", cands))}
+    labels = np.where(ids["refs"] == tokenizer.pad_token_id, -100, ids["refs"])
+    compute = make_compute_metrics(tokenizer, ["bleurt"], {"bleurt": {"checkpoint": folder}}, sentence_split=None)
+    got = compute(EvalPrediction(predictions=ids["cands"], label_ids=labels))
+    decoded = [tokenizer.batch_decode(ids[k], skip_special_tokens=True) for k in ("refs", "cands")]
+    assert got["bleurt"] == pytest.approx(np.mean(BleurtScorer(folder, device="cpu").score(*decoded)), abs=1e-6)

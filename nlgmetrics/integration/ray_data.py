@@ -210,7 +210,7 @@ class MetricScorer:
             if "moverscore" in self.options:
                 self.options["moverscore"].setdefault("num_threads", int(num_threads))
         self._scorers = {name: _make_scorer(name, self.options[name]) for name in self.metrics
-                         if name in EMBEDDING_METRICS}
+                         if name in ("bertscore", "moverscore")}  # the others (BLEURT: a cached scorer) by name
 
     def scores(self, predictions: list[str], references: list[list[str]]) -> dict[str, np.ndarray]:
         """Column name -> per-example scores (float64), for every metric."""

@@ -38,11 +38,11 @@ def resolve_checkpoint(name_or_path: str, *, metric: str, repo_id: str | None = 
 
         return Path(snapshot_download(repo, allow_patterns=allow_patterns))
     except Exception as exc:  # noqa: BLE001 - offline, unknown repo, network: one clear message
-        where = ("the Hugging Face hub is offline (HF_HUB_OFFLINE=1) and it is not in the local hub cache"
+        where = ("the Hugging Face hub is offline (HF_HUB_OFFLINE=1) with no copy in the local hub cache"
                  if hub_offline() else f"it could not be downloaded ({type(exc).__name__}: "
                  f"{str(exc).splitlines()[0][:200] if str(exc) else ''})")
         raise ValueError(
-            f"{metric}: checkpoint {name_or_path!r} (hub repository {repo!r}) is not a local folder and {where}. "
+            f"{metric}: checkpoint {name_or_path!r} (hub repository {repo!r}) is not a local folder, and {where}. "
             f"Download it once where the hub is reachable (huggingface-cli download {repo} --local-dir DIR) and pass "
             "checkpoint=DIR."
         ) from None

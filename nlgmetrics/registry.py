@@ -223,6 +223,11 @@ SPECS: dict[str, MetricSpec] = {
             per_example={"scores": "bleurt"}, extras=("learned",), refused_per_example=_BOOTSTRAP_REFUSED,
             opt_in=True,
         ),
+        MetricSpec(
+            "metricx", "nlgmetrics.learned.metricx:compute_metricx", EMBEDDING, headline=("metricx",),
+            per_example={"scores": "metricx"}, extras=("learned",), refused_per_example=_BOOTSTRAP_REFUSED,
+            higher_is_better=False, opt_in=True,
+        ),
     )
 }
 

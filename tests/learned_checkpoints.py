@@ -140,3 +140,80 @@ def build_bleurt(folder: Path, kind: str = "rembert", *, seed: int = 0, layers: 
     (folder / "config.json").write_text(json.dumps(config, indent=2))
     torch.save(bleurt_state_dict(config, seed), folder / "pytorch_model.bin")
     return folder
+
+
+# -- MetricX-24 -----------------------------------------------------------------------------------------------------
+#: a small mT5 with metricx-24's layout: the real 250,112-row vocabulary (its score is the logit of row 250,089),
+#: gated-GELU feed-forward, untied LM head, relative position buckets as mT5's
+METRICX_TINY = {"vocab_size": 250112, "d_model": 16, "d_kv": 4, "d_ff": 32, "num_layers": 2, "num_decoder_layers": 1,
+                "num_heads": 4, "relative_attention_num_buckets": 32, "relative_attention_max_distance": 128,
+                "feed_forward_proj": "gated-gelu", "tie_word_embeddings": False, "decoder_start_token_id": 0,
+                "pad_token_id": 0, "eos_token_id": 1, "layer_norm_epsilon": 1e-6, "dropout_rate": 0.1,
+                "model_type": "mt5", "architectures": ["MT5ForRegression"],
+                # metricx's models.py (written for transformers 4.30) crashes in 4.57's decoder cache; one step
+                # needs no cache, so this changes no number
+                "use_cache": False}
+
+
+def metricx_state_dict(config: dict, seed: int = 0) -> dict[str, torch.Tensor]:
+    """Seeded weights under mT5's parameter names. The decoder's start token (id 0) has a long embedding and the
+    score row points along it, so scores land inside 0-25 (not all clamped) and still vary with the input."""
+    from transformers import MT5Config, MT5ForConditionalGeneration
+
+    with torch.device("meta"):
+        shapes = {k: tuple(v.shape) for k, v in
+                  MT5ForConditionalGeneration(MT5Config(**config)).state_dict().items()
+                  if not k.endswith("embed_tokens.weight")}
+    g = torch.Generator().manual_seed(seed)
+    state = {}
+    for name in sorted(shapes):
+        shape = shapes[name]
+        if "layer_norm" in name:
+            state[name] = 1 + _seeded(shape, g, 0.1)
+        elif name.endswith("relative_attention_bias.weight"):
+            state[name] = _seeded(shape, g, 0.5)
+        elif name in ("shared.weight", "lm_head.weight"):
+            state[name] = torch.zeros(shape)
+            state[name][:1000] = _seeded((1000, shape[1]), g, 1.0)  # the rows the test tokenizer can reach
+        else:
+            state[name] = _seeded(shape, g, shape[1] ** -0.5)
+    start = _seeded((config["d_model"],), g, 1.0)
+    state["shared.weight"][0] = start
+    state["lm_head.weight"][250089] = 3.0 * start / start.norm() + _seeded((config["d_model"],), g, 1.0)
+    return state
+
+
+def build_metricx(folder: Path, seed: int = 0) -> Path:
+    """A MetricX-24-layout checkpoint (config.json, model.safetensors) with an mT5-layout tokenizer (spiece.model
+    trained here: <pad> 0, </s> 1, <unk> 2; tokenizer.json converted by transformers) in
+    ``folder``, built deterministically from ``seed``."""
+    import sentencepiece
+    from safetensors.torch import save_file
+    from transformers import T5Tokenizer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    english = json.loads((DATA / "wmt17_deen_150.json").read_text(encoding="utf-8"))["references"]
+    with open(folder / "spiece.model", "wb") as model:
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(wmt17_lines()[:2000] + english), model_writer=model, vocab_size=1000,
+            model_type="unigram", pad_id=0, eos_id=1, unk_id=2, bos_id=-1, num_threads=1, minloglevel=2,
+            character_coverage=0.9995)
+    T5Tokenizer.from_pretrained(str(folder), extra_ids=0).save_pretrained(str(folder))  # tokenizer.json
+    settings = {"tokenizer_class": "T5Tokenizer", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>",
+                "extra_ids": 0}  # as google/mt5-*'s, readable by transformers 4 and 5
+    (folder / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
+    config = dict(METRICX_TINY)
+    (folder / "config.json").write_text(json.dumps(config, indent=2))
+    save_file(metricx_state_dict(config, seed), str(folder / "model.safetensors"), metadata={"format": "pt"})
+    return folder
+
+
+def folder_hash(folder: Path, names: tuple[str, ...] = ("config.json", "model.safetensors", "spiece.model",
+                                                         "tokenizer.json")) -> str:
+    """sha256 over the named files of a built checkpoint (is it the same checkpoint as the recorded one?)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
+    return digest.hexdigest()

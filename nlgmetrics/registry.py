@@ -66,6 +66,9 @@ class MetricSpec:
       ``"none"`` (it takes no such keyword), ``"optional"`` or ``"required"`` (COMET). See :func:`score`.
     - ``references_optional``: the metric can score without references (quality estimation, e.g. COMET-Kiwi): its
       compute function then gets ``references=None``.
+    - ``needs_checkpoint``: the metric scores only with a model the user supplies (COMET, BLEURT: no checkpoint is
+      bundled), so ``make demo``, a suite without a metric list and the per-metric test tables, which run every
+      metric on bundled data, leave it out (:func:`self_contained_metrics`).
     """
 
     name: str
@@ -88,6 +91,7 @@ class MetricSpec:
     higher_is_better: bool = True
     sources: str = SOURCES_NONE
     references_optional: bool = False
+    needs_checkpoint: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
@@ -298,6 +302,12 @@ def available_metrics(kind: str | None = None) -> list[str]:
         name for name, spec in SPECS.items()
         if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
     ]
+
+
+def self_contained_metrics(kind: str | None = None) -> list[str]:
+    """The :func:`available_metrics` that run without a user-supplied checkpoint (``needs_checkpoint`` false): what
+    ``make demo``, a suite given no metric list and the per-metric test tables run."""
+    return [name for name in available_metrics(kind) if not SPECS[name].needs_checkpoint]
 
 
 def metrics_of_kind(kind: str) -> tuple[str, ...]:

@@ -1,9 +1,9 @@
 """The ``nlgmetrics`` command line.
 
     nlgmetrics score --metric bleu --predictions hyp.txt --references ref.txt [--references ref2.txt ...]
-                     [--format table|json|csv] [-o key=value ...] [--device cuda] [--batch-size 64]
+                     [--sources src.txt] [--format table|json|csv] [-o key=value ...] [--device cuda] [--batch-size 64]
                      [--progress auto|on|off] [--plot-alignment PNG [--plot-index I]]
-    nlgmetrics compare -r ref.txt [-r ref2.txt] --baseline base.txt sys1.txt ... [-m bleu rouge ...]
+    nlgmetrics compare -r ref.txt [-r ref2.txt] [-s src.txt] --baseline base.txt sys1.txt ... [-m bleu rouge ...]
                        [--paired-bs | --paired-ar] [--format table|markdown|json|csv] [--plot out.png]
     nlgmetrics list
     nlgmetrics baseline --model MODEL (--lang LANG | --out FILE) --corpus FILE [--overwrite]
@@ -11,7 +11,9 @@
     nlgmetrics hub publish NAME --repo ORG/NAME [--tag vX.Y.Z] [--dry-run]
 
 Files hold one text per line (UTF-8; a byte-order mark at the start is dropped); ``-`` reads standard input. The i-th
-line of every ``--references`` file is a reference of the i-th prediction.
+line of every ``--references`` file is a reference of the i-th prediction, the i-th line of ``--sources`` its source
+(metrics that read sources only: their spec's ``sources``); ``--references`` may be left out for reference-free
+metrics (``references_optional``).
 
 ``-o key=value`` passes a metric option, read by the type the metric's compute function declares for it
 (:func:`coerce_option`): booleans as true/false, yes/no or 1/0 (any case), integers and numbers checked, ``none``
@@ -48,11 +50,11 @@ from nlgmetrics.registry import (
     EMBEDDING,
     METRICS,
     available_metrics,
-    get_metric,
     get_spec,
     metrics_of_kind,
     unknown_option_message,
 )
+from nlgmetrics.registry import score as score_metric
 
 EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
 PROGRESS_MIN_LINES = 2000
@@ -90,18 +92,34 @@ def read_text_file(path: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def load_pairs(predictions_path: str, reference_paths: Sequence[str]) -> tuple[list[str], list[list[str]]]:
-    if [predictions_path, *reference_paths].count(STDIN) > 1:
-        raise CLIError("only one of --predictions and --references can be '-' (standard input)")
+def load_pairs(
+    predictions_path: str, reference_paths: Sequence[str], sources_path: str | None = None
+) -> tuple[list[str], list[list[str]] | None, list[str] | None]:
+    """Predictions, references (one list per prediction; None without reference files) and sources (None without
+    a sources file), every file checked to have one line per prediction."""
+    if [predictions_path, *reference_paths, sources_path].count(STDIN) > 1:
+        raise CLIError("only one of --predictions and --references can be '-' (standard input); --sources counts too")
     predictions = read_text_file(predictions_path)
     reference_files = [read_text_file(path) for path in reference_paths]
-    for path, lines in zip(reference_paths, reference_files):
+    sources = read_text_file(sources_path) if sources_path is not None else None
+    for flag, path, lines in [*(("references", p, l) for p, l in zip(reference_paths, reference_files)),
+                              *((("sources", sources_path, sources),) if sources is not None else ())]:
         if len(lines) != len(predictions):
             raise CLIError(
                 f"{path} has {len(lines)} lines but {predictions_path} has {len(predictions)}: "
-                "every references file needs one line per prediction"
+                f"every {flag} file needs one line per prediction"
             )
-    return predictions, [list(refs) for refs in zip(*reference_files)]
+    references = [list(refs) for refs in zip(*reference_files)] if reference_files else None
+    return predictions, references, sources
+
+
+def check_inputs(metric: str, references: Any, sources: Any) -> None:
+    """The metric's spec accepts these inputs (sources where read, references unless optional); a CLIError with
+    the flag to add or drop otherwise."""
+    try:
+        get_spec(metric).input_arguments(sources, references is not None)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
 
 
 # -- metric options -----------------------------------------------------------------------------------------------
@@ -299,11 +317,12 @@ def cmd_score(args: argparse.Namespace) -> int:
             options[key] = value
     if args.plot_alignment and args.metric not in EMBEDDING_METRICS:
         raise CLIError(f"--plot-alignment works with {' and '.join(EMBEDDING_METRICS)}, not {args.metric}")
-    predictions, references = load_pairs(args.predictions, args.references)
+    predictions, references, sources = load_pairs(args.predictions, args.references, args.sources)
+    check_inputs(args.metric, references, sources)
     if "verbose" in declared and "verbose" not in options and show_progress(args.progress, len(predictions)):
         options["verbose"] = True
     try:
-        result = get_metric(args.metric)(predictions, references, **options)
+        result = score_metric(args.metric, predictions, references, sources=sources, **options)
         if args.plot_alignment:
             print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
     except TypeError as exc:
@@ -388,7 +407,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    for name in available_metrics(opt_in=True):
+    for name in available_metrics():
         print(name)
     return 0
 
@@ -456,9 +475,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         names = [str(path) for path in paths]
         if len(set(names)) != len(names):
             raise CLIError("a system file is given twice; compare each system once")
-    if STDIN in paths or STDIN in args.references:
-        raise CLIError("compare reads every system and reference from files; '-' (standard input) is not supported")
-    baseline, references = load_pairs(args.baseline, args.references)  # one reference line per baseline line
+    if STDIN in paths or STDIN in args.references or args.sources == STDIN:
+        raise CLIError("compare reads every system, reference and source from files; '-' (standard input) is not "
+                       "supported")
+    baseline, references, sources = load_pairs(args.baseline, args.references, args.sources)  # one line per segment
+    for metric in metrics:
+        check_inputs(metric, references, sources)
     systems = {names[0]: baseline}
     for name, path in zip(names[1:], args.systems):
         systems[name] = read_text_file(path)
@@ -470,6 +492,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             systems, references, metrics, baseline=names[0],
             paired="ar" if args.paired_ar else "bs", n_resamples=args.n_resamples, n_trials=args.n_trials,
             seed=None if args.seed.lower() == "none" else _seed(args.seed), metric_options=metric_options,
+            sources=sources,
         )
         if args.plot:
             print(f"wrote {plot(rows, args.plot)}", file=sys.stderr)
@@ -499,8 +522,11 @@ def build_parser() -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="score a file of predictions against reference files")
     score.add_argument("--metric", "-m", required=True, choices=list(METRICS))
     score.add_argument("--predictions", "-p", required=True, help="file with one prediction per line (- for stdin)")
-    score.add_argument("--references", "-r", required=True, action="append",
-                       help="file with one reference per line (- for stdin); repeat for several references")
+    score.add_argument("--references", "-r", action="append", default=[],
+                       help="file with one reference per line (- for stdin); repeat for several references "
+                            "(required unless the metric is reference-free)")
+    score.add_argument("--sources", "-s", default=None,
+                       help="file with one source text per line, for metrics that read sources (COMET)")
     score.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table")
     score.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                        help="a metric option, e.g. -o tokenize=zh -o lowercase=false (repeatable)")
@@ -535,8 +561,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "(--paired-ar), as sacrebleu's paired tests (same numbers for BLEU).")
     comparing.add_argument("systems", nargs="+", help="system output files, one segment per line")
     comparing.add_argument("--baseline", "-b", required=True, help="the baseline system's output file")
-    comparing.add_argument("--references", "-r", required=True, action="append",
-                           help="reference file, one segment per line; repeat for several references")
+    comparing.add_argument("--references", "-r", action="append", default=[],
+                           help="reference file, one segment per line; repeat for several references (required "
+                                "unless every metric is reference-free)")
+    comparing.add_argument("--sources", "-s", default=None,
+                           help="source file, one segment per line, for metrics that read sources (COMET)")
     comparing.add_argument("--metrics", "-m", nargs="+", default=["bleu"], help="metrics to compare (default: bleu)")
     test = comparing.add_mutually_exclusive_group()
     test.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling (the default)")

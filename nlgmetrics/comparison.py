@@ -48,7 +48,7 @@ import numpy as np
 
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.integration.suite import metric_options_for
-from nlgmetrics.registry import get_metric, get_spec, load_object
+from nlgmetrics.registry import SOURCES_NONE, get_spec, load_object, score
 from nlgmetrics.stats import DEFAULT_SEED, sacrebleu_interval
 
 PAIRED_TESTS = ("bs", "ar")
@@ -109,7 +109,8 @@ def _mean_of_examples(summed: np.ndarray, n_segments: int) -> float:
 
 
 def _example_scores(
-    name: str, options: Mapping[str, Any], systems: Mapping[str, list[str]], references: list[list[str]]
+    name: str, options: Mapping[str, Any], systems: Mapping[str, list[str]], references: list[list[str]] | None,
+    sources: list[str] | None = None,
 ) -> list[SegmentScores]:
     spec = get_spec(name)
     if spec.corpus_level or not (spec.per_example or spec.per_example_lists):
@@ -117,10 +118,9 @@ def _example_scores(
             f"compare: {name} is a corpus statistic without additive per-segment statistics here, so it cannot be "
             "resampled; leave it out of metrics (bleu, sacrebleu and chrf can be)."
         )
-    compute = get_metric(name)
     per_system = {}
     for system, preds in systems.items():
-        per_system[system] = compute(preds, references, **{**options, **spec.per_example_options})
+        per_system[system] = score(name, preds, references, sources=sources, **{**options, **spec.per_example_options})
     first = next(iter(per_system.values()))
     if spec.per_example_lists:
         keys = {key: key for key in spec.headline}
@@ -139,14 +139,17 @@ def _example_scores(
 
 
 def segment_scores(
-    metric: str, systems: Mapping[str, list[str]], references: list[list[str]], options: Mapping[str, Any] | None = None
+    metric: str, systems: Mapping[str, list[str]], references: list[list[str]] | None,
+    options: Mapping[str, Any] | None = None, sources: list[str] | None = None,
 ) -> list[SegmentScores]:
-    """The resampling rows of ``metric`` for every system (see the module docstring for what is resampled)."""
+    """The resampling rows of ``metric`` for every system (see the module docstring for what is resampled).
+    ``sources`` go to the metrics that read them (their spec's ``sources``); other metrics ignore them."""
     spec = get_spec(metric)
     options = spec.canonical_options(options or {})
+    spec.input_arguments(sources if spec.sources != SOURCES_NONE else None, references is not None)
     if spec.statistics:
         return _corpus_statistics(metric, options, systems, references)
-    return _example_scores(metric, options, systems, references)
+    return _example_scores(metric, options, systems, references, sources if spec.sources != SOURCES_NONE else None)
 
 
 def _bootstrap_sums(rows: Sequence[np.ndarray], indices: np.ndarray, float32: bool) -> list[np.ndarray]:
@@ -195,6 +198,7 @@ def compare(
     n_trials: int = 10000,
     seed: int | None = DEFAULT_SEED,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+    sources: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Score every system with every metric and test each against ``baseline`` (see the module docstring).
 
@@ -207,6 +211,8 @@ def compare(
             ``n_trials``, with a bootstrap interval of ``n_resamples``).
         seed: the generator's seed (sacrebleu's default 12345); None draws from the OS.
         metric_options: ``{metric: {option: value}}``.
+        sources: one source text per segment, for the metrics that read sources (COMET); the others ignore them.
+            ``references`` may be None when every metric is reference-free (its spec's ``references_optional``).
     Returns:
         One dict per metric score and system (baseline first, then the others in the given order): ``system``,
         ``metric``, ``score`` (full corpus), ``mean``, ``ci`` (bootstrap mean and half-width of the 95% interval),
@@ -215,9 +221,11 @@ def compare(
     """
     if isinstance(metrics, str):
         metrics = [metrics]
-    names, refs, baseline = _check_inputs(systems, references, metrics, baseline, paired, n_resamples, n_trials, seed)
+    names, refs, srcs, baseline = _check_inputs(
+        systems, references, sources, metrics, baseline, paired, n_resamples, n_trials, seed
+    )
     system_texts = {name: check_predictions(list(systems[name]), f"systems[{name!r}]") for name in names}
-    n = len(refs)
+    n = len(refs) if refs is not None else len(srcs)
     metric_options = metric_options_for(metrics, metric_options)  # the suite's check: only compared metrics, dicts
     order = [baseline] + [name for name in names if name != baseline]
 
@@ -232,7 +240,7 @@ def compare(
 
     results: list[dict[str, Any]] = []
     for metric in metrics:
-        for stat in segment_scores(metric, system_texts, refs, metric_options.get(metric)):
+        for stat in segment_scores(metric, system_texts, refs, metric_options.get(metric), srcs):
             base_rows = stat.rows[baseline]
             base_score = float(stat.score(base_rows.sum(0), n))
             other_rows = [stat.rows[system] for system in order[1:]]
@@ -292,9 +300,9 @@ def _check_finite(row: dict[str, Any]) -> None:
 
 
 def _check_inputs(
-    systems: Any, references: Any, metrics: Any, baseline: Any, paired: Any, n_resamples: Any, n_trials: Any,
-    seed: Any,
-) -> tuple[list[str], list[list[str]], str]:
+    systems: Any, references: Any, sources: Any, metrics: Any, baseline: Any, paired: Any, n_resamples: Any,
+    n_trials: Any, seed: Any,
+) -> tuple[list[str], list[list[str]] | None, list[str] | None, str]:
     if not isinstance(systems, Mapping):
         raise TypeError(f"systems must be a dict {{name: predictions}}, got {type(systems).__name__}.")
     names = list(systems)
@@ -323,19 +331,26 @@ def _check_inputs(
             raise ValueError(f"{label} must be an integer of at least 2 (sacrebleu: 1000 / 10000), got {value!r}.")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer or None (OS entropy), got {seed!r}.")
-    refs = check_references(references)
-    if not refs:
+    refs = check_references(references) if references is not None else None
+    srcs = check_predictions(sources, "sources") if sources is not None else None
+    if refs is None and srcs is None:
+        raise ValueError("compare needs references (or, for reference-free metrics only, sources).")
+    if refs is not None and srcs is not None and len(srcs) != len(refs):
+        raise ValueError(f"got {len(srcs)} sources but {len(refs)} references: pass one source per segment.")
+    n = len(refs) if refs is not None else len(srcs)
+    if not n:
         raise ValueError("no segments to compare: references is empty.")
     for name in names:
         predictions = systems[name]
         if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence):
             raise TypeError(f"systems[{name!r}] must be a list of strings, one per segment.")
-        if len(predictions) != len(refs):
+        if len(predictions) != n:
             raise ValueError(
-                f"system {name!r} has {len(predictions)} segments but there are {len(refs)} references: every system "
-                "must translate the same segments, in the same order."
+                f"system {name!r} has {len(predictions)} segments but there are {n} "
+                f"{'references' if refs is not None else 'sources'}: every system must translate the same segments, "
+                "in the same order."
             )
-    return names, refs, baseline
+    return names, refs, srcs, baseline
 
 
 # -- reports ------------------------------------------------------------------------------------------------------

@@ -23,6 +23,12 @@ from typing import Any
 
 LEXICAL = "lexical"
 EMBEDDING = "embedding"
+LEARNED = "learned"
+
+#: how a metric reads ``sources`` (the texts the predictions were generated from: MT source sentences, prompts).
+SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED = "none", "optional", "required"
+#: keyword arguments of a compute function that are inputs, not options (``-o`` cannot set them).
+INPUT_KEYWORDS = ("sources",)
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:
@@ -56,10 +62,13 @@ class MetricSpec:
       ``scores_from_statistics(matrix)`` (those scores for every row at once). Paired tests resample these rows.
       ``statistics_options``: the compute function's option names that the class spells otherwise.
     - ``higher_is_better``: False for error rates (TER), so lm-eval and reports rank systems the right way.
-    - ``opt_in``: the metric needs a checkpoint that is not installed with nlgmetrics (the learned metrics: a download
-      or a local folder), so it is left out of every "all metrics" default (:func:`available_metrics` without
-      ``opt_in=True``: the demo, the suite's and Trainer's default list, lm-eval's default registration) and runs
-      wherever it is named.
+    - ``sources``: whether the compute function reads ``sources=`` (a keyword, one text per prediction):
+      ``"none"`` (it takes no such keyword), ``"optional"`` or ``"required"`` (COMET). See :func:`score`.
+    - ``references_optional``: the metric can score without references (quality estimation, e.g. COMET-Kiwi): its
+      compute function then gets ``references=None``.
+    - ``needs_checkpoint``: the metric scores only with a model the user supplies (COMET, BLEURT: no checkpoint is
+      bundled), so ``make demo``, a suite without a metric list and the per-metric test tables, which run every
+      metric on bundled data, leave it out (:func:`self_contained_metrics`).
     """
 
     name: str
@@ -80,11 +89,16 @@ class MetricSpec:
     statistics: str | None = None
     statistics_options: Mapping[str, str] = field(default_factory=_frozen)
     higher_is_better: bool = True
-    opt_in: bool = False
+    sources: str = SOURCES_NONE
+    references_optional: bool = False
+    needs_checkpoint: bool = False
 
     def __post_init__(self) -> None:
-        if self.kind not in (LEXICAL, EMBEDDING):
-            raise ValueError(f"{self.name}: kind must be {LEXICAL!r} or {EMBEDDING!r}, got {self.kind!r}.")
+        if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
+            raise ValueError(f"{self.name}: kind must be {LEXICAL!r}, {EMBEDDING!r} or {LEARNED!r}, got {self.kind!r}.")
+        if self.sources not in (SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED):
+            raise ValueError(f"{self.name}: sources must be {SOURCES_NONE!r}, {SOURCES_OPTIONAL!r} or "
+                             f"{SOURCES_REQUIRED!r}, got {self.sources!r}.")
         for name in ("per_example", "per_example_options", "aliases", "demo_options", "flat_renames",
                      "refused_per_example", "statistics_options"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
@@ -115,6 +129,8 @@ class MetricSpec:
                     hints[name] = Any
         found: dict[str, Any] = {}
         for name, parameter in list(parameters.items())[2:]:  # after predictions, references
+            if name in INPUT_KEYWORDS:
+                continue
             if parameter.kind == parameter.VAR_KEYWORD:
                 found["**"] = Any
             elif parameter.kind != parameter.VAR_POSITIONAL:
@@ -122,6 +138,24 @@ class MetricSpec:
         for alias, name in self.aliases.items():
             found.setdefault(alias, found.get(name, Any))
         return found
+
+    def input_arguments(self, sources: Any = None, references_given: bool = True) -> dict[str, Any]:
+        """The input keywords for the compute function besides predictions and references: ``{"sources": ...}``
+        for a metric that reads sources, ``{}`` otherwise. A ``ValueError`` naming the fix when sources are given to
+        a metric that does not read them, missing where required, or references are missing where needed."""
+        if not references_given and not self.references_optional:
+            raise ValueError(f"{self.name} needs references, one or more per prediction (references=[...]; "
+                             "--references FILE on the command line); only reference-free metrics score without them.")
+        if self.sources == SOURCES_NONE:
+            if sources is not None:
+                raise ValueError(f"{self.name} does not read sources; leave them out (--sources on the command line; "
+                                 "metrics that read sources: "
+                                 f"{', '.join(n for n, s in SPECS.items() if s.sources != SOURCES_NONE) or 'none'}).")
+            return {}
+        if sources is None and self.sources == SOURCES_REQUIRED:
+            raise ValueError(f"{self.name} needs sources: the source texts the predictions were generated from, one "
+                             "per prediction (sources=[...] in Python, --sources FILE on the command line).")
+        return {"sources": sources}
 
     def canonical_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """``options`` with aliases replaced by the compute function's own names; an unknown name raises a
@@ -219,14 +253,14 @@ SPECS: dict[str, MetricSpec] = {
             refused_per_example=_EMBEDDING_REFUSED,
         ),
         MetricSpec(
-            "bleurt", "nlgmetrics.learned.bleurt:compute_bleurt", EMBEDDING, headline=("bleurt",),
+            "bleurt", "nlgmetrics.learned.bleurt:compute_bleurt", LEARNED, headline=("bleurt",),
             per_example={"scores": "bleurt"}, extras=("learned",), refused_per_example=_BOOTSTRAP_REFUSED,
-            opt_in=True,
+            needs_checkpoint=True,
         ),
         MetricSpec(
-            "metricx", "nlgmetrics.learned.metricx:compute_metricx", EMBEDDING, headline=("metricx",),
+            "metricx", "nlgmetrics.learned.metricx:compute_metricx", LEARNED, headline=("metricx",),
             per_example={"scores": "metricx"}, extras=("learned",), refused_per_example=_BOOTSTRAP_REFUSED,
-            higher_is_better=False, opt_in=True,
+            higher_is_better=False, sources=SOURCES_OPTIONAL, references_optional=True, needs_checkpoint=True,
         ),
     )
 }
@@ -250,6 +284,17 @@ def get_spec(name: str) -> MetricSpec:
     return SPECS[name]
 
 
+def score(
+    name: str, predictions: Any, references: Any = None, *, sources: Any = None, **options: Any
+) -> dict:
+    """Metric ``name`` on the inputs it reads: ``sources`` go to metrics that read them (a ``ValueError`` for one
+    that does not, or when a metric that needs them or references lacks them; see
+    :meth:`MetricSpec.input_arguments`). The one call the CLI, compare, the suite and the adapters make."""
+    spec = get_spec(name)
+    inputs = spec.input_arguments(sources, references is not None)
+    return get_metric(name)(predictions, references, **inputs, **options)
+
+
 def get_metric(name: str) -> Callable[..., dict]:
     """The compute function of metric ``name``."""
     entry = get_spec(name).entry
@@ -261,14 +306,18 @@ def get_metric(name: str) -> Callable[..., dict]:
         raise
 
 
-def available_metrics(kind: str | None = None, *, opt_in: bool = False) -> list[str]:
-    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order;
-    the ``opt_in`` ones (learned metrics that need a checkpoint) only with ``opt_in=True``."""
+def available_metrics(kind: str | None = None) -> list[str]:
+    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order."""
     return [
         name for name, spec in SPECS.items()
-        if (kind is None or spec.kind == kind) and (opt_in or not spec.opt_in)
-        and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
+        if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
     ]
+
+
+def self_contained_metrics(kind: str | None = None) -> list[str]:
+    """The :func:`available_metrics` that run without a user-supplied checkpoint (``needs_checkpoint`` false): what
+    ``make demo``, a suite given no metric list and the per-metric test tables run."""
+    return [name for name in available_metrics(kind) if not SPECS[name].needs_checkpoint]
 
 
 def metrics_of_kind(kind: str) -> tuple[str, ...]:

@@ -171,12 +171,12 @@ def test_through_the_spec(checkpoints, tmp_path, capsys):
     from nlgmetrics.integration import lm_eval as nlgm
     from nlgmetrics.integration.ray_data import MetricScorer
     from nlgmetrics.integration.suite import compute_suite, flatten_suite
-    from nlgmetrics.registry import available_metrics
+    from nlgmetrics.registry import available_metrics, self_contained_metrics
 
     folder = str(checkpoints["bert"])
     refs, cands = wmt17_lines()[:4], wmt17_lines("newstest2017.uedin-nmt.4722.en-de")[:4]
     expected = BleurtScorer(folder, device="cpu").score(refs, cands)
-    assert "bleurt" not in available_metrics() and "bleurt" in available_metrics(opt_in=True)
+    assert "bleurt" in available_metrics() and "bleurt" not in self_contained_metrics()
 
     (tmp_path / "hyp.txt").write_text("\n".join(cands) + "\n")
     (tmp_path / "ref.txt").write_text("\n".join(refs) + "\n")

@@ -105,3 +105,38 @@ def test_evaluate_module(checkpoint):
     qe = module.compute(predictions=hyps, references=refs, sources=["s"] * 3, qe=True)
     assert qe["scores"] == pytest.approx(compute_metricx(hyps, None, checkpoint, sources=["s"] * 3, qe=True)["scores"],
                                          abs=1e-6)
+
+
+def test_through_the_spec(checkpoint, tmp_path, capsys):
+    """CLI score with --sources (and QE without references), compare, the suite, lm-eval (lower is better)."""
+    from lm_eval.api import registry as lm_registry
+
+    from nlgmetrics import compare
+    from nlgmetrics.cli import main
+    from nlgmetrics.integration import lm_eval as nlgm
+    from nlgmetrics.integration.suite import compute_suite
+
+    refs, hyps = wmt17_lines()[:3], wmt17_lines("newstest2017.uedin-nmt.4722.en-de")[:3]
+    srcs = ["one source", "another source", "a third"]
+    expected = compute_metricx(hyps, refs, checkpoint, sources=srcs, device="cpu")["scores"]
+    expected_qe = compute_metricx(hyps, None, checkpoint, sources=srcs, qe=True, device="cpu")["scores"]
+    for name, lines in (("hyp", hyps), ("ref", refs), ("src", srcs)):
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n")
+    assert main(["score", "-m", "metricx", "-p", str(tmp_path / "hyp.txt"), "-r", str(tmp_path / "ref.txt"),
+                 "--sources", str(tmp_path / "src.txt"), "-o", f"checkpoint={checkpoint}", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx(expected, abs=1e-6)
+    assert main(["score", "-m", "metricx", "-p", str(tmp_path / "hyp.txt"), "--sources", str(tmp_path / "src.txt"),
+                 "-o", f"checkpoint={checkpoint}", "-o", "qe=true", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx(expected_qe, abs=1e-6)
+
+    rows = compare({"a": hyps, "b": refs}, refs, metrics=["metricx"], baseline="a", n_resamples=50, sources=srcs,
+                   metric_options={"metricx": {"checkpoint": checkpoint}})
+    assert rows[0]["score"] == pytest.approx(np.mean(expected), abs=1e-6)
+    suite = compute_suite(hyps, refs, ["metricx"], {"metricx": {"checkpoint": checkpoint}}, sources=srcs)
+    assert suite["metricx"]["scores"] == pytest.approx(expected, abs=1e-6)
+
+    assert nlgm.register(["metricx"]) == ["nlgm_metricx"]
+    assert lm_registry.is_higher_better("nlgm_metricx") is False
+    items = [nlgm.nlgm_metricx(references=[f"{s}\t{r}"], predictions=[h], checkpoint=checkpoint,
+                               source_separator="\t") for s, r, h in zip(srcs, refs, hyps)]
+    assert nlgm.score_corpus("metricx", items)["metricx"] == pytest.approx(np.mean(expected), abs=1e-6)

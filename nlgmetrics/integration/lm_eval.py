@@ -28,7 +28,10 @@ three) are computed once: the last results are memoised by (metric, options, cor
 
 Options: every key of a ``metric_list`` entry other than ``metric``, ``aggregation``, ``higher_is_better`` goes to
 the metric (e.g. ``tokenize: zh``, ``use_stemmer: true``, ``model_type: ...``); ``reference_separator: "|||"`` splits
-each target into several references. Targets must be one string per document (lm-eval treats a list target as
+each target into several references. Metrics that read sources (COMET) get them through the target too: lm-eval hands a
+metric only the target and the output, so write ``doc_to_target: "{{source}}\t{{reference}}"`` and the option
+``source_separator: "\t"``: each target is split once there, the source before it, the reference(s) after (left
+empty for a reference-free metric: ``"{{source}}\t"``). Targets must be one string per document (lm-eval treats a list target as
 "any of these is correct", which a corpus score cannot use; join them with ``reference_separator`` instead).
 """
 
@@ -44,6 +47,7 @@ from nlgmetrics.registry import SPECS, available_metrics
 
 PREFIX = "nlgm_"
 _SEPARATOR_OPTION = "reference_separator"
+_SOURCE_OPTION = "source_separator"
 
 _MEMO: OrderedDict[tuple, dict[str, float]] = OrderedDict()
 _MEMO_SIZE = 8
@@ -108,8 +112,18 @@ def score_corpus(metric: str, items: list[tuple[str, str, str]]) -> dict[str, fl
             "for the other ranks forever; remove the option (nothing is repeated across ranks to shard)."
         )
     separator = options.pop(_SEPARATOR_OPTION, None)
+    source_separator = options.pop(_SOURCE_OPTION, None)
+    sources = None
+    if source_separator:
+        split = [gold.split(source_separator, 1) for gold in golds]
+        if any(len(parts) != 2 for parts in split):
+            raise ValueError(f"{metric}: {_SOURCE_OPTION}={source_separator!r} but a target does not contain it; "
+                             "write doc_to_target as SOURCE<separator>REFERENCE.")
+        sources, golds = [parts[0] for parts in split], [parts[1] for parts in split]
     references = [gold.split(separator) if separator else gold for gold in golds]
-    result = compute_suite(list(predictions), references, [metric], {metric: options})[metric]
+    if sources is not None and SPECS[metric].references_optional and not any(golds):
+        references = None  # reference-free: "{{source}}<separator>" targets
+    result = compute_suite(list(predictions), references, [metric], {metric: options}, sources=sources)[metric]
     flat = flatten_result(metric, result)
     with _LOCK:
         _MEMO[memo_key] = flat

@@ -27,6 +27,10 @@ by ``idf(t) = log((N + 1) / (df(t) + 1))`` over the whole corpus, as the single-
 read twice then (``materialize()`` it first if reading it is costly). A :class:`CorpusIdf` can also be computed once
 with :func:`corpus_idf` and passed in (``metric_options={"moverscore": {"idf": saved}}``) to skip the first pass.
 
+Sources: metrics that read them (COMET) take ``source_column=`` (one source text per row); each actor loads its
+model once (the process-wide model cache). ``reference_columns=()`` scores without references, for reference-free
+metrics only.
+
 Row order is not kept unless ``ray.data.DataContext.get_current().execution_options.preserve_order = True``; keep
 an id column to join the scores back on.
 """
@@ -40,15 +44,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nlgmetrics.inputs import check_pairs
+from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.integration.suite import check_metrics, metric_options_for
-from nlgmetrics.registry import EMBEDDING, get_spec, metrics_of_kind
+from nlgmetrics.registry import EMBEDDING, LEARNED, SOURCES_NONE, get_spec, metrics_of_kind
+from nlgmetrics.registry import score as score_metric
 from nlgmetrics.semantic.idf import DocumentFrequencies
 
 if TYPE_CHECKING:  # ray is an optional extra
     import ray.data
 
 EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
+MODEL_METRICS = EMBEDDING_METRICS + metrics_of_kind(LEARNED)  # these run an encoder: GPU actors where there are GPUs
 
 
 def columns(metric: str, result: Mapping[str, Any] | None = None) -> dict[str, str]:
@@ -123,7 +129,7 @@ def _check_columns(prediction_column: str, reference_columns: str | Sequence[str
     if not isinstance(prediction_column, str):
         raise TypeError(f"prediction_column must be a column name (str), got {prediction_column!r}.")
     columns = (reference_columns,) if isinstance(reference_columns, str) else tuple(reference_columns)
-    if not columns or not all(isinstance(c, str) for c in columns):
+    if not all(isinstance(c, str) for c in columns):
         raise TypeError(f"reference_columns must be a column name or a list of them, got {reference_columns!r}.")
     return prediction_column, columns
 
@@ -139,21 +145,30 @@ def _check_metric_options(metric: str, options: Mapping[str, Any]) -> None:
                              "compute it in one process on the collected columns.")
 
 
+def _column(batch: Any, name: str) -> list:
+    try:
+        return list(batch[name])
+    except KeyError:
+        raise ValueError(f"the batch has no column {name!r} (columns: {', '.join(map(str, batch.keys()))}); "
+                         "set prediction_column / reference_columns / source_column.") from None
+
+
+def batch_sources(batch: Any, source_column: str | None) -> list[str] | None:
+    """The source texts of a batch (None without a source column), validated."""
+    return None if source_column is None else check_predictions(_column(batch, source_column), "sources")
+
+
 def batch_texts(
     batch: Any, prediction_column: str = "prediction", reference_columns: str | Sequence[str] = "reference"
-) -> tuple[list[str], list[list[str]]]:
+) -> tuple[list[str], list[list[str]] | None]:
     """(predictions, references) of a batch (dict of columns or pandas DataFrame), validated. A reference cell holds
-    one string, a list of them, or None (no reference in that column for that row)."""
+    one string, a list of them, or None (no reference in that column for that row). No reference columns:
+    references None (reference-free metrics)."""
     prediction_column, reference_columns = _check_columns(prediction_column, reference_columns)
-
-    def column(name: str) -> list:
-        try:
-            return list(batch[name])
-        except KeyError:
-            raise ValueError(f"the batch has no column {name!r} (columns: {', '.join(map(str, batch.keys()))}); "
-                             "set prediction_column / reference_columns.") from None
-
+    column = lambda name: _column(batch, name)  # noqa: E731
     predictions = column(prediction_column)
+    if not reference_columns:
+        return check_predictions(predictions), None
     references: list[list[str]] = [[] for _ in predictions]
     for name in reference_columns:
         for group, cell in zip(references, column(name)):
@@ -174,7 +189,9 @@ class MetricScorer:
     Args:
         metrics: per-example metrics of :mod:`nlgmetrics.registry`: bertscore, moverscore, bleu, rouge, meteor.
         prediction_column: the column of predictions.
-        reference_columns: one column or several (see :func:`batch_texts`; the count may vary per row).
+        reference_columns: one column or several (see :func:`batch_texts`; the count may vary per row); ``()`` for
+            reference-free metrics.
+        source_column: the column of source texts, for metrics that read sources (COMET).
         metric_options / shared_options: as :func:`nlgmetrics.integration.suite.compute_suite`. ``idf=True`` is
             refused for the embedding metrics (it is corpus-level): pass a :class:`CorpusIdf` from
             :func:`corpus_idf`, or ``idf=False``, or use :func:`score_dataset`.
@@ -188,12 +205,18 @@ class MetricScorer:
         *,
         prediction_column: str = "prediction",
         reference_columns: str | Sequence[str] = "reference",
+        source_column: str | None = None,
         metric_options: Mapping[str, Mapping[str, Any]] | None = None,
         shared_options: Mapping[str, Any] | None = None,
         num_threads: int | None = None,
     ) -> None:
         self.prediction_column, self.reference_columns = _check_columns(prediction_column, reference_columns)
+        self.source_column = source_column
         self.metrics = check_metrics(metrics)
+        for name in self.metrics:  # sources where needed, references where needed: refused now, not per batch
+            spec = get_spec(name)
+            spec.input_arguments("" if source_column and spec.sources != SOURCES_NONE else None,
+                                 bool(self.reference_columns))
         self.options = metric_options_for(self.metrics, metric_options, shared_options)
         for name in self.metrics:
             _check_metric_options(name, self.options[name])
@@ -210,12 +233,12 @@ class MetricScorer:
             if "moverscore" in self.options:
                 self.options["moverscore"].setdefault("num_threads", int(num_threads))
         self._scorers = {name: _make_scorer(name, self.options[name]) for name in self.metrics
-                         if name in ("bertscore", "moverscore")}  # the others (BLEURT: a cached scorer) by name
+                         if name in EMBEDDING_METRICS}
 
-    def scores(self, predictions: list[str], references: list[list[str]]) -> dict[str, np.ndarray]:
+    def scores(
+        self, predictions: list[str], references: list[list[str]] | None, sources: list[str] | None = None
+    ) -> dict[str, np.ndarray]:
         """Column name -> per-example scores (float64), for every metric."""
-        from nlgmetrics.registry import get_metric
-
         out: dict[str, np.ndarray] = {}
         for name in self.metrics:
             if name == "bertscore":
@@ -224,8 +247,10 @@ class MetricScorer:
             elif name == "moverscore":
                 result = {"scores": self._scorers[name].score(predictions, references)[0]}
             else:
-                options = self.options[name] | dict(get_spec(name).per_example_options)
-                result = get_metric(name)(predictions, references, **options)
+                spec = get_spec(name)
+                options = self.options[name] | dict(spec.per_example_options)
+                own_sources = sources if spec.sources != SOURCES_NONE else None
+                result = score_metric(name, predictions, references, sources=own_sources, **options)
             for key, column in columns(name, result).items():
                 out[column] = np.asarray(result[key], dtype=np.float64)
         return out
@@ -233,7 +258,8 @@ class MetricScorer:
     def __call__(self, batch: Any) -> Any:
         """The batch with the score columns added (a dict of numpy arrays or a pandas DataFrame, as given)."""
         predictions, references = batch_texts(batch, self.prediction_column, self.reference_columns)
-        for column, values in self.scores(predictions, references).items():
+        sources = batch_sources(batch, self.source_column)
+        for column, values in self.scores(predictions, references, sources).items():
             batch[column] = values
         return batch
 
@@ -302,6 +328,7 @@ def corpus_idfs(
     *,
     prediction_column: str = "prediction",
     reference_columns: str | Sequence[str] = "reference",
+    source_column: str | None = None,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     shared_options: Mapping[str, Any] | None = None,
     concurrency: int | tuple[int, int] | None = None,
@@ -365,6 +392,7 @@ def score_dataset(
     *,
     prediction_column: str = "prediction",
     reference_columns: str | Sequence[str] = "reference",
+    source_column: str | None = None,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     shared_options: Mapping[str, Any] | None = None,
     concurrency: int | tuple[int, int] | None = None,
@@ -376,7 +404,8 @@ def score_dataset(
     """``ds`` with per-example score columns (:func:`columns`), scored by a pool of :class:`MetricScorer` actors.
 
     Args:
-        metrics, prediction_column, reference_columns, metric_options, shared_options: as :class:`MetricScorer`.
+        metrics, prediction_column, reference_columns, source_column, metric_options, shared_options: as
+            :class:`MetricScorer`.
             Corpus-level idf (MoverScore's default, BERTScore's ``idf=True``) is counted in a first pass over ``ds``
             (:func:`corpus_idfs`, CPU actors) unless a :class:`CorpusIdf` is given.
         concurrency: actor pool size, or (min, max) to autoscale; default: from 1 up to one actor per GPU (GPU
@@ -389,14 +418,16 @@ def score_dataset(
     import ray
 
     prediction_column, reference_columns = _check_columns(prediction_column, reference_columns)
-    _check_dataset_columns(ds, prediction_column, reference_columns)
+    _check_dataset_columns(ds, prediction_column, (*reference_columns, *([source_column] if source_column else [])))
     names = check_metrics(metrics)
     options = metric_options_for(names, metric_options, shared_options)
     for name in names:
         _check_metric_options(name, options[name])
+        spec = get_spec(name)
+        spec.input_arguments("" if source_column and spec.sources != SOURCES_NONE else None, bool(reference_columns))
     resources = ray.cluster_resources()
     if num_gpus is None:
-        num_gpus = 1 if resources.get("GPU", 0) > 0 and any(m in EMBEDDING_METRICS for m in names) else 0
+        num_gpus = 1 if resources.get("GPU", 0) > 0 and any(m in MODEL_METRICS for m in names) else 0
     todo = [name for name in names if _needs_corpus_idf(name, options[name])]
     if todo:
         found = corpus_idfs(ds, todo, prediction_column=prediction_column, reference_columns=reference_columns,
@@ -409,6 +440,7 @@ def score_dataset(
         MetricScorer,
         fn_constructor_kwargs={
             "metrics": names, "prediction_column": prediction_column, "reference_columns": reference_columns,
+            "source_column": source_column,
             "metric_options": options, "num_threads": max(1, int(num_cpus)) if num_threads is None else num_threads,
         },
         batch_size=batch_size, batch_format="numpy", compute=_pool(concurrency, per_actor, available),

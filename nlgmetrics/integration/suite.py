@@ -18,7 +18,7 @@ import numbers
 import re
 from typing import Any, Callable, Mapping, Sequence
 
-from nlgmetrics.registry import SPECS, available_metrics, get_metric
+from nlgmetrics.registry import SOURCES_NONE, SPECS, get_metric, score, self_contained_metrics
 
 #: options given once to a suite and passed to every metric whose compute function takes them.
 SHARED_OPTIONS = ("model_type", "num_layers", "device", "dtype", "batch_size")
@@ -97,9 +97,10 @@ def accepts(function: Callable, option: str) -> bool:
 
 
 def check_metrics(metrics: Sequence[str] | str | None) -> list[str]:
-    """The metric names, checked against the registry (``None``: every available metric)."""
+    """The metric names, checked against the registry (``None``: every available metric that needs no user-supplied
+    checkpoint, :func:`~nlgmetrics.registry.self_contained_metrics`)."""
     if metrics is None:
-        return available_metrics()
+        return self_contained_metrics()
     if isinstance(metrics, str):
         metrics = [metrics]
     names = list(dict.fromkeys(metrics))
@@ -140,19 +141,23 @@ def metric_options_for(
 
 def compute_suite(
     predictions: Sequence[str],
-    references: Sequence[str | Sequence[str]],
+    references: Sequence[str | Sequence[str]] | None,
     metrics: Sequence[str] | str | None = None,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     shared_options: Mapping[str, Any] | None = None,
     sentence_split: str | Callable[[str], Sequence[str]] | None = None,
+    sources: Sequence[str] | None = None,
 ) -> dict[str, dict]:
     """Every metric of ``metrics`` on the same predictions and references: ``{metric: its full result}``.
 
     ``metric_options``: ``{metric: {option: value}}``, each metric's own options (what ``evaluate.combine`` cannot
     do). ``shared_options``: options such as ``model_type``, ``device`` or ``batch_size``, passed to every metric that
     takes them. ``sentence_split``: how the texts of the metrics that read newlines (``sentence_lines`` in their
-    spec) are split into lines (see :func:`split_sentences`; default ``None``: as given).
+    spec) are split into lines (see :func:`split_sentences`; default ``None``: as given). ``sources``: one source
+    text per prediction, given to the metrics that read them (COMET; their spec's ``sources``), ignored by the others;
+    a metric that needs them raises a ``ValueError`` without them. ``references`` may be None when every metric is
+    reference-free.
     """
     names = check_metrics(metrics)
     options = metric_options_for(names, metric_options, shared_options)
@@ -163,14 +168,15 @@ def compute_suite(
         if sentence_split is not None and SPECS[name].sentence_lines:
             if split_predictions is None:
                 split_predictions = [split_sentences(p, sentence_split) if isinstance(p, str) else p for p in predictions]
-                split_references = [
+                split_references = None if references is None else [
                     split_sentences(r, sentence_split) if isinstance(r, str)
                     else [split_sentences(x, sentence_split) if isinstance(x, str) else x for x in r]
                     if isinstance(r, (list, tuple)) else r
                     for r in references
                 ]
             preds, refs = split_predictions, split_references
-        results[name] = get_metric(name)(preds, refs, **options[name])
+        own_sources = sources if SPECS[name].sources != SOURCES_NONE else None
+        results[name] = score(name, preds, refs, sources=own_sources, **options[name])
     return results
 
 

@@ -24,6 +24,11 @@ Under DDP (torchrun, accelerate) Trainer calls ``compute_metrics`` on every rank
 ``distributed="auto"`` (default) then shards the embedding metrics' encoding across the ranks (each encodes a share
 of the texts, the embeddings are gathered; see :mod:`nlgmetrics.embed.distributed`), and every rank returns the same
 numbers. Without an initialised process group it changes nothing.
+
+Metrics that read sources (COMET): ``sources="inputs"`` decodes Trainer's ``EvalPrediction.inputs`` (set
+``TrainingArguments(include_for_metrics=["inputs"])``; -100 and padding are dropped as for labels), or pass the
+evaluation set's source texts as a list, in the evaluation order (Trainer does not shuffle it). A metric that needs
+sources is refused when the callable is made without them.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from nlgmetrics.integration.suite import accepts, check_metrics, compute_suite, flatten_suite, metric_options_for
-from nlgmetrics.registry import get_metric
+from nlgmetrics.registry import SOURCES_NONE, SPECS, get_metric
 
 DEFAULT_METRICS = ("bleu", "rouge")
 
@@ -62,6 +67,7 @@ class ComputeMetrics:
         skip_special_tokens: bool = True,
         warmup: bool = True,
         distributed: bool | str = "auto",
+        sources: str | Sequence[str] | None = None,
     ) -> None:
         from nlgmetrics.embed.distributed import check_mode, sharded_encoding
 
@@ -73,6 +79,13 @@ class ComputeMetrics:
         self.tokenizer = tokenizer
         self.pad_id = int(pad_id)
         self.metrics = check_metrics(metrics)
+        if sources is not None and not (sources == "inputs" or (not isinstance(sources, str)
+                                                               and isinstance(sources, Sequence))):
+            raise TypeError(f"sources must be 'inputs' (decode EvalPrediction.inputs) or a list of source texts, "
+                            f"got {sources!r:.60}.")
+        for name in self.metrics:  # a metric that needs sources fails now, not at the first evaluation
+            SPECS[name].input_arguments(sources if SPECS[name].sources != SOURCES_NONE else None)
+        self.sources = list(sources) if sources is not None and sources != "inputs" else sources
         self.metric_options = metric_options_for(self.metrics, metric_options, shared_options)
         check_mode(distributed)
         for name in self.metrics:  # the embedding metrics; a metric's own "distributed" option wins
@@ -83,13 +96,15 @@ class ComputeMetrics:
         self.skip_special_tokens = skip_special_tokens
         self._predictions: list[str] = []
         self._references: list[str] = []
+        self._sources: list[str] = []
         self._generated_tokens = 0
         if warmup:
             local = {name: {k: v for k, v in options.items() if k != "distributed"}  # this rank alone
                      for name, options in self.metric_options.items()}
             with warnings.catch_warnings(), sharded_encoding(False):  # one dummy pair: MoverScore's idf warns
                 warnings.simplefilter("ignore")
-                compute_suite(["a warm-up text."], ["a warm-up text."], self.metrics, local)
+                compute_suite(["a warm-up text."], ["a warm-up text."], self.metrics, local,
+                              sources=None if sources is None else ["a warm-up text."])
 
     def decode(self, ids: Any) -> tuple[list[str], int]:
         """Texts of a batch of token ids (or logits) and the number of non-pad tokens in it."""
@@ -107,6 +122,12 @@ class ComputeMetrics:
         references, _ = self.decode(labels)
         if len(texts) != len(references):
             raise ValueError(f"{len(texts)} predictions but {len(references)} labels.")
+        if self.sources == "inputs":
+            inputs = getattr(eval_pred, "inputs", None)
+            if inputs is None:
+                raise ValueError("sources='inputs' needs EvalPrediction.inputs: set "
+                                 "TrainingArguments(include_for_metrics=['inputs']).")
+            self._sources += self.decode(inputs)[0]
         self._predictions += texts
         self._references += references
         self._generated_tokens += generated
@@ -114,11 +135,16 @@ class ComputeMetrics:
     def compute(self) -> dict[str, float]:
         """The metrics over everything added so far; then start afresh."""
         predictions, references, generated = self._predictions, self._references, self._generated_tokens
+        sources = self._sources if self.sources == "inputs" else self.sources
         self.reset()
         if not predictions:
             return {}
+        if sources is not None and len(sources) != len(predictions):
+            raise ValueError(f"{len(sources)} sources for {len(predictions)} predictions: pass one source per "
+                             "evaluation example, in the evaluation order.")
         results = compute_suite(
-            predictions, references, self.metrics, self.metric_options, sentence_split=self.sentence_split
+            predictions, references, self.metrics, self.metric_options, sentence_split=self.sentence_split,
+            sources=sources,
         )
         flat = flatten_suite(results)
         if self.keys is not None:
@@ -130,7 +156,7 @@ class ComputeMetrics:
         return flat
 
     def reset(self) -> None:
-        self._predictions, self._references, self._generated_tokens = [], [], 0
+        self._predictions, self._references, self._sources, self._generated_tokens = [], [], [], 0
 
     def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
         """Trainer's entry point: ``compute_result=None`` (whole set at once) or per batch with
@@ -152,6 +178,7 @@ def make_compute_metrics(
     skip_special_tokens: bool = True,
     warmup: bool = True,
     distributed: bool | str = "auto",
+    sources: str | Sequence[str] | None = None,
 ) -> ComputeMetrics:
     """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` computing ``metrics`` (registry names).
 
@@ -166,8 +193,10 @@ def make_compute_metrics(
         warmup: score one dummy pair now, so models load and options are checked before training.
         distributed: under DDP, shard the embedding metrics' encoding across the ranks (``"auto"``: when
             torch.distributed is initialised with several ranks; ``True``; ``False``: every rank encodes everything).
+        sources: for metrics that read sources (COMET): ``"inputs"`` (decode ``EvalPrediction.inputs``; needs
+            ``include_for_metrics=["inputs"]``) or the evaluation set's source texts in order.
     """
     return ComputeMetrics(
         tokenizer, metrics, metric_options, shared_options=shared_options, sentence_split=sentence_split, keys=keys,
-        skip_special_tokens=skip_special_tokens, warmup=warmup, distributed=distributed,
+        skip_special_tokens=skip_special_tokens, warmup=warmup, distributed=distributed, sources=sources,
     )

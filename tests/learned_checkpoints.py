@@ -183,7 +183,11 @@ def metricx_state_dict(config: dict, seed: int = 0) -> dict[str, torch.Tensor]:
     return state
 
 
-def build_metricx(folder: Path, seed: int = 0) -> Path:
+#: google/mt5-small's architecture (the smallest published mT5; MetricX-24 ships large, xl and xxl)
+MT5_SMALL = {"d_model": 512, "d_kv": 64, "d_ff": 1024, "num_layers": 8, "num_decoder_layers": 8, "num_heads": 6}
+
+
+def build_metricx(folder: Path, seed: int = 0, sizes: dict | None = None) -> Path:
     """A MetricX-24-layout checkpoint (config.json, model.safetensors) with an mT5-layout tokenizer (spiece.model
     trained here: <pad> 0, </s> 1, <unk> 2; tokenizer.json converted by transformers) in
     ``folder``, built deterministically from ``seed``."""
@@ -202,7 +206,7 @@ def build_metricx(folder: Path, seed: int = 0) -> Path:
     settings = {"tokenizer_class": "T5Tokenizer", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>",
                 "extra_ids": 0}  # as google/mt5-*'s, readable by transformers 4 and 5
     (folder / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
-    config = dict(METRICX_TINY)
+    config = dict(METRICX_TINY, **(sizes or {}))
     (folder / "config.json").write_text(json.dumps(config, indent=2))
     save_file(metricx_state_dict(config, seed), str(folder / "model.safetensors"), metadata={"format": "pt"})
     return folder

@@ -82,7 +82,7 @@ class _SentencePiecePairs:
 
     def _split(self, text: str) -> list[str | int]:
         """``text`` as plain chunks and special-token ids, leftmost-longest matches first (the tokenizer's trie)."""
-        if "[" not in text and not any(s in text for s in self._order):
+        if not any(s in text for s in self._order):
             return [text] if text else []
         parts: list[str | int] = []
         start = i = 0
@@ -165,9 +165,8 @@ class BleurtScorer:
 
         if dtype not in _DTYPES:
             raise ValueError(f"bleurt: dtype must be None, 'float32', 'bfloat16' or 'float16', got {dtype!r}.")
-        name = checkpoint if isinstance(checkpoint, str) else checkpoint
-        self.name = name
-        self.folder = resolve_checkpoint(name, metric="bleurt", repo_id=CHECKPOINTS.get(str(name).lower()),
+        self.name = checkpoint
+        self.folder = resolve_checkpoint(checkpoint, metric="bleurt", repo_id=CHECKPOINTS.get(str(checkpoint).lower()),
                                          allow_patterns=_FILES)
         self.device = pick_device(device)
         self.autocast_dtype = _DTYPES[dtype] if self.device.type == "cuda" else None

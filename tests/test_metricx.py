@@ -108,7 +108,7 @@ def test_evaluate_module(checkpoint):
 
 
 def test_through_the_spec(checkpoint, tmp_path, capsys):
-    """CLI score with --sources (and QE without references), compare, the suite, lm-eval (lower is better)."""
+    """CLI score with --sources (and QE without references), compare, the suite, lm-eval (lower is better), Ray."""
     from lm_eval.api import registry as lm_registry
 
     from nlgmetrics import compare
@@ -140,3 +140,10 @@ def test_through_the_spec(checkpoint, tmp_path, capsys):
     items = [nlgm.nlgm_metricx(references=[f"{s}\t{r}"], predictions=[h], checkpoint=checkpoint,
                                source_separator="\t") for s, r, h in zip(srcs, refs, hyps)]
     assert nlgm.score_corpus("metricx", items)["metricx"] == pytest.approx(np.mean(expected), abs=1e-6)
+
+    from nlgmetrics.integration.ray_data import MetricScorer
+
+    scorer = MetricScorer(["metricx"], source_column="source", metric_options={"metricx": {"checkpoint": checkpoint}})
+    batch = scorer({"prediction": np.array(hyps, dtype=object), "reference": np.array(refs, dtype=object),
+                    "source": np.array(srcs, dtype=object)})
+    assert batch["metricx"].tolist() == pytest.approx(expected, abs=1e-6)

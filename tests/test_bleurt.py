@@ -128,7 +128,7 @@ def test_bad_input(checkpoints, tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "t5"}))
     with pytest.raises(ValueError, match="not a BLEURT checkpoint"):
         BleurtScorer(str(tmp_path), device="cpu")
-    with pytest.raises(ValueError, match="is a file, not a checkpoint folder"):
+    with pytest.raises(ValueError, match="checkpoint .* is a file, not a folder"):
         BleurtScorer(str(folder / "config.json"), device="cpu")
     with pytest.raises(ValueError, match="does not exist"):
         BleurtScorer(str(tmp_path / "missing"), device="cpu")

@@ -91,6 +91,12 @@ def test_bad_input(checkpoint, tmp_path):
     with pytest.raises(ValueError, match=r"'metricx-24-hybrid-xl-v2p6' \(hub repository "
                                          r"'google/metricx-24-hybrid-xl-v2p6'\) is not a local folder, and .*offline"):
         MetricXScorer("metricx-24-hybrid-xl-v2p6", device="cpu")
+    no_tokenizer = tmp_path / "no_tokenizer"
+    no_tokenizer.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        (no_tokenizer / name).symlink_to(f"{checkpoint}/{name}")
+    with pytest.raises(ValueError, match=r"metricx: tokenizer 'google/mt5-xl' .*offline.* pass tokenizer=DIR"):
+        MetricXScorer(str(no_tokenizer), device="cpu")  # the default tokenizer is a download
 
 
 def test_evaluate_module(checkpoint):

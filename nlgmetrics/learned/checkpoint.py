@@ -15,23 +15,23 @@ def hub_offline() -> bool:
 
 
 def resolve_checkpoint(name_or_path: str, *, metric: str, repo_id: str | None = None,
-                       allow_patterns: list[str] | None = None) -> Path:
+                       allow_patterns: list[str] | None = None, option: str = "checkpoint") -> Path:
     """The local folder of checkpoint ``name_or_path``.
 
     A path that exists must be a folder. Anything else is a hub repository (``repo_id`` when the caller mapped a
     short name to one): its snapshot in the local hub cache, or downloaded when online. ``metric`` names the metric
-    in errors."""
+    in errors, ``option`` the keyword that takes the folder."""
     if not isinstance(name_or_path, str) or not name_or_path.strip():
-        raise TypeError(f"{metric}: checkpoint must be a non-empty string (a checkpoint name, a hub id or a local "
+        raise TypeError(f"{metric}: {option} must be a non-empty string (a checkpoint name, a hub id or a local "
                         f"folder), got {name_or_path!r}.")
     local = Path(name_or_path).expanduser()
     if local.exists():
         if not local.is_dir():
-            raise ValueError(f"{metric}: checkpoint {name_or_path!r} is a file, not a checkpoint folder: pass the "
-                             "folder that holds config.json and the weights.")
+            raise ValueError(f"{metric}: {option} {name_or_path!r} is a file, not a folder: pass the folder that "
+                             "holds the model's files.")
         return local
     if name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1:
-        raise ValueError(f"{metric}: checkpoint folder {name_or_path!r} does not exist.")
+        raise ValueError(f"{metric}: {option} folder {name_or_path!r} does not exist.")
     repo = repo_id or name_or_path
     try:
         from huggingface_hub import snapshot_download
@@ -42,7 +42,7 @@ def resolve_checkpoint(name_or_path: str, *, metric: str, repo_id: str | None = 
                  if hub_offline() else f"it could not be downloaded ({type(exc).__name__}: "
                  f"{str(exc).splitlines()[0][:200] if str(exc) else ''})")
         raise ValueError(
-            f"{metric}: checkpoint {name_or_path!r} (hub repository {repo!r}) is not a local folder, and {where}. "
+            f"{metric}: {option} {name_or_path!r} (hub repository {repo!r}) is not a local folder, and {where}. "
             f"Download it once where the hub is reachable (huggingface-cli download {repo} --local-dir DIR) and pass "
-            "checkpoint=DIR."
+            f"{option}=DIR."
         ) from None

@@ -82,7 +82,7 @@ class MetricXScorer:
                              "output rows, not a MetricX (mT5, 250,112-row vocabulary) checkpoint.")
         has_tokenizer = any((self.folder / f).exists() for f in ("tokenizer.json", "spiece.model"))
         self.tokenizer_name = tokenizer or (str(self.folder) if has_tokenizer else DEFAULT_TOKENIZER)
-        tokenizer_folder = resolve_checkpoint(self.tokenizer_name, metric="metricx (tokenizer)")
+        tokenizer_folder = resolve_checkpoint(self.tokenizer_name, metric="metricx", option="tokenizer")
         self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_folder))
         try:
             model = MT5ForConditionalGeneration.from_pretrained(str(self.folder), dtype=torch.float32)

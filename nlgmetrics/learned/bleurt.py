@@ -39,7 +39,7 @@ import torch
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
-from nlgmetrics.learned.checkpoint import resolve_checkpoint
+from nlgmetrics.learned.locate import resolve_checkpoint
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
 #: HF evaluate's ``bleurt`` config names -> the PyTorch ports bleurt-pytorch reads. HF's "default" is bleurt-base-128.

@@ -36,7 +36,7 @@ import torch
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
-from nlgmetrics.learned.checkpoint import resolve_checkpoint
+from nlgmetrics.learned.locate import resolve_checkpoint
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
 CHECKPOINTS = {name: f"google/{name}" for size in ("large", "xl", "xxl")

@@ -11,8 +11,8 @@ reference-based examples (WMT17 en-de reference and uedin-nmt output, English WM
   timed around ``Trainer.predict`` only.
 - ours: ``MetricXScorer.score`` (length-sorted padded batches of 8, one LM-head row).
 
-One torch thread each side; wall and process CPU seconds, best of ``repeat``; model loading excluded.
-Run: ``python -m benchmarks.bench_metricx --metricx PATH [--data ../shared/data] [--pairs N]``.
+One torch thread each side (``--threads``); wall and process CPU seconds, best of ``repeat``; model loading excluded.
+Run: ``python -m benchmarks.bench_metricx --metricx PATH [--data ../shared/data] [--pairs N] [--threads T]``.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ from oracle_venv import oracle_python  # noqa: E402
 ANCHOR = r"""
 import json, sys, time
 import torch, transformers
-torch.set_num_threads(1)
 from metricx24 import models, predict
-folder, data, out_dir, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+folder, data, out_dir, repeat, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+torch.set_num_threads(threads)
 tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
 model = models.MT5ForRegression.from_pretrained(folder, torch_dtype="auto").eval()
 ds = predict.get_dataset(data, tokenizer, 1536, torch.device("cpu"), False)
@@ -60,10 +60,10 @@ print(json.dumps({"seconds": best, "cpu_seconds": best_cpu, "scores": [float(p) 
 """
 
 
-def run(data: Path, metricx: Path, pairs: int = 100, repeat: int = 2) -> dict:
+def run(data: Path, metricx: Path, pairs: int = 100, repeat: int = 2, threads: int = 1) -> dict:
     from nlgmetrics.learned.metricx import MetricXScorer
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     reference, systems = load_wmt17_ende(data)
     english, _ = load_wmt17_da(data, "de-en")
     refs, hyps, srcs = reference[:pairs], systems["uedin-nmt.4722"][:pairs], english[:pairs]
@@ -72,10 +72,11 @@ def run(data: Path, metricx: Path, pairs: int = 100, repeat: int = 2) -> dict:
         data_file = Path(tmp) / "in.jsonl"
         data_file.write_text("".join(json.dumps({"source": s, "hypothesis": h, "reference": r}) + "\n"
                                      for s, h, r in zip(srcs, hyps, refs)))
-        env = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "OMP_NUM_THREADS": "1",
+        env = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+               "OMP_NUM_THREADS": str(threads),
                "PATH": "/usr/bin:/bin", "HOME": tmp, "CUDA_VISIBLE_DEVICES": "", "TOKENIZERS_PARALLELISM": "false"}
         done = subprocess.run([str(oracle_python(REQUIREMENTS)), "-c", ANCHOR, str(folder), str(data_file), tmp,
-                               str(repeat)], cwd=metricx, env=env, capture_output=True, text=True, check=True)
+                               str(repeat), str(threads)], cwd=metricx, env=env, capture_output=True, text=True, check=True)
         anchor = json.loads(done.stdout.strip().splitlines()[-1])
         scorer = MetricXScorer(str(folder), device="cpu")
         best = best_cpu = float("inf")
@@ -91,7 +92,7 @@ def run(data: Path, metricx: Path, pairs: int = 100, repeat: int = 2) -> dict:
                   "ours_cpu_s": round(best_cpu, 3), "anchor_cpu_s": round(anchor["cpu_seconds"], 3),
                   "cpu_speedup": round(anchor["cpu_seconds"] / best_cpu, 2),
                   "max_abs_diff": max(abs(a - b) for a, b in zip(ours, anchor["scores"]))}],
-        "notes": [f"CPU, 1 torch thread each side; model load excluded; best of {repeat} runs"],
+        "notes": [f"CPU, {threads} torch thread(s) each side; model load excluded; best of {repeat} runs"],
     }
 
 
@@ -101,5 +102,6 @@ if __name__ == "__main__":
     parser.add_argument("--metricx", type=Path, required=True)
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    print(json.dumps(run(args.data, args.metricx, args.pairs, args.repeat), indent=1))
+    print(json.dumps(run(args.data, args.metricx, args.pairs, args.repeat, args.threads), indent=1))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nlgmetrics._quiet import quiet_third_party
 from nlgmetrics.integration.suite import flatten_result
-from nlgmetrics.registry import SPECS, available_metrics, get_metric
+from nlgmetrics.registry import SPECS, get_metric, self_contained_metrics
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "demo_sample.json"
 
@@ -22,7 +22,7 @@ def main() -> None:
     predictions, references = sample["predictions"], sample["references"]
     print(f"nlgmetrics demo: {len(predictions)} segments ({sample['source'].split(';')[0]})\n")
     rows = []
-    for name in available_metrics():
+    for name in self_contained_metrics():
         spec = SPECS[name]
         start = time.perf_counter()
         with quiet_third_party():  # no model-loading bars or messages between the rows

@@ -66,10 +66,9 @@ class MetricSpec:
       ``"none"`` (it takes no such keyword), ``"optional"`` or ``"required"`` (COMET). See :func:`score`.
     - ``references_optional``: the metric can score without references (quality estimation, e.g. COMET-Kiwi): its
       compute function then gets ``references=None``.
-    - ``opt_in``: the metric needs a checkpoint that is not installed with nlgmetrics (the learned metrics: a download
-      or a local folder), so it is left out of every "all metrics" default (:func:`available_metrics` without
-      ``opt_in=True``: the demo, the suite's and Trainer's default list, lm-eval's default registration) and runs
-      wherever it is named.
+    - ``needs_checkpoint``: the metric scores only with a model the user supplies (COMET, BLEURT: no checkpoint is
+      bundled), so ``make demo``, a suite without a metric list and the per-metric test tables, which run every
+      metric on bundled data, leave it out (:func:`self_contained_metrics`).
     """
 
     name: str
@@ -92,7 +91,7 @@ class MetricSpec:
     higher_is_better: bool = True
     sources: str = SOURCES_NONE
     references_optional: bool = False
-    opt_in: bool = False
+    needs_checkpoint: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
@@ -256,9 +255,19 @@ SPECS: dict[str, MetricSpec] = {
         MetricSpec(
             "llm_judge", "nlgmetrics.judge.core:compute_llm_judge", LEARNED, headline=("llm_judge",),
             per_example={"scores": "llm_judge"}, extras=("judge",), sources=SOURCES_OPTIONAL, references_optional=True,
-            opt_in=True,
+            needs_checkpoint=True,
             refused_per_example={"baseline": "pairwise baselines are a list over the whole corpus, not a column",
                                  "contexts": "contexts are a list over the whole corpus, not a column"},
+        ),
+        MetricSpec(
+            "bleurt", "nlgmetrics.learned.bleurt:compute_bleurt", LEARNED, headline=("bleurt",),
+            per_example={"scores": "bleurt"}, extras=("learned",), refused_per_example=_BOOTSTRAP_REFUSED,
+            needs_checkpoint=True,
+        ),
+        MetricSpec(
+            "metricx", "nlgmetrics.learned.metricx:compute_metricx", LEARNED, headline=("metricx",),
+            per_example={"scores": "metricx"}, extras=("learned",), refused_per_example=_BOOTSTRAP_REFUSED,
+            higher_is_better=False, sources=SOURCES_OPTIONAL, references_optional=True, needs_checkpoint=True,
         ),
     )
 }
@@ -304,14 +313,18 @@ def get_metric(name: str) -> Callable[..., dict]:
         raise
 
 
-def available_metrics(kind: str | None = None, *, opt_in: bool = False) -> list[str]:
-    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order;
-    the ``opt_in`` ones (learned metrics that need a checkpoint) only with ``opt_in=True``."""
+def available_metrics(kind: str | None = None) -> list[str]:
+    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order."""
     return [
         name for name, spec in SPECS.items()
-        if (kind is None or spec.kind == kind) and (opt_in or not spec.opt_in)
-        and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
+        if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
     ]
+
+
+def self_contained_metrics(kind: str | None = None) -> list[str]:
+    """The :func:`available_metrics` that run without a user-supplied checkpoint (``needs_checkpoint`` false): what
+    ``make demo``, a suite given no metric list and the per-metric test tables run."""
+    return [name for name in available_metrics(kind) if not SPECS[name].needs_checkpoint]
 
 
 def metrics_of_kind(kind: str) -> tuple[str, ...]:

@@ -54,3 +54,11 @@ def sacrebleu_interval(scores: Sequence[float]) -> dict[str, float]:
     low, high = ordered[lower_idx], ordered[len(ordered) - lower_idx - 1]
     return {"mean": float(ordered.mean()), "ci": float(0.5 * (high - low)), "low": float(low), "high": float(high)}
 
+
+
+def bootstrap_mean_interval(scores: Sequence[float], n_samples: int, seed: int | None = DEFAULT_SEED) -> dict[str, float]:
+    """Seeded 95% interval of the mean of per-example ``scores``: the means of ``n_samples`` resamples
+    (:func:`bootstrap_indices`), summarised by :func:`sacrebleu_interval` (``mean``, ``ci``, ``low``, ``high``)."""
+    values = np.asarray(scores, dtype=np.float64)
+    idxs = bootstrap_indices(len(values), n_samples, seed)
+    return sacrebleu_interval(values[idxs].mean(axis=1))

@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from nlgmetrics.registry import SPECS, available_metrics
+from nlgmetrics.registry import SPECS, self_contained_metrics
 
 from conftest import REPO
 
 OPTIONS = {name: dict(spec.demo_options) for name, spec in SPECS.items()}
-METRICS = available_metrics()
+METRICS = self_contained_metrics()
 LONG = " ".join(f"word{i % 97} and" for i in range(3000))  # 6,000 words
 
 SCORED = {

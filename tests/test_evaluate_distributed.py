@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from nlgmetrics.registry import EMBEDDING, LEXICAL, SPECS, available_metrics
+from nlgmetrics.registry import EMBEDDING, LEXICAL, SPECS, self_contained_metrics
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -22,9 +22,9 @@ TIMEOUT = 180
 TOL = 1e-6  # float32 encoder sums differ in the last bits between processes with different thread counts
 
 # lexical modules fork; modules that load torch use a spawned pool (fork after torch threads can hang)
-FORK_CASES = {name: {"use_stemmer": True} if name == "rouge" else {} for name in available_metrics(LEXICAL)}
+FORK_CASES = {name: {"use_stemmer": True} if name == "rouge" else {} for name in self_contained_metrics(LEXICAL)}
 SPAWN_CASES = {
-    **{name: {**SPECS[name].demo_options, "batch_size": 8} for name in available_metrics(EMBEDDING)},
+    **{name: {**SPECS[name].demo_options, "batch_size": 8} for name in self_contained_metrics(EMBEDDING)},
     "nlg_suite": {
         "metrics": ["bleu", "rouge", "bertscore"],
         "metric_options": {"bleu": {"tokenizer": "intl", "sentence_scores": True}, "rouge": {"use_stemmer": True}},
@@ -82,7 +82,7 @@ def spawn_pool():
         yield pool
 
 
-@pytest.mark.parametrize("name", [name for name in FORK_CASES if name in available_metrics()])
+@pytest.mark.parametrize("name", [name for name in FORK_CASES if name in self_contained_metrics()])
 def test_two_forked_processes_equal_one(name, wmt17_ende):
     import evaluate
 

@@ -21,7 +21,7 @@ from lm_eval.api import registry  # noqa: E402
 
 import nlgmetrics.integration.lm_eval as nlgm  # noqa: E402
 from nlgmetrics.integration.suite import compute_suite, flatten_result  # noqa: E402
-from nlgmetrics.registry import SPECS, available_metrics  # noqa: E402
+from nlgmetrics.registry import SPECS, available_metrics, self_contained_metrics  # noqa: E402
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
 
 from conftest import REPO  # noqa: E402
@@ -74,7 +74,7 @@ def passthrough_items(name, options=None):
     return [function(references=[g], predictions=[p], **(options or {})) for g, p in zip(GOLDS, PREDICTIONS)]
 
 
-@pytest.mark.parametrize("name", list(nlgm.lm_eval_names(usable(available_metrics()))))
+@pytest.mark.parametrize("name", list(nlgm.lm_eval_names(usable(self_contained_metrics()))))
 def test_aggregation_is_the_corpus_score(name):
     metric, key = nlgm.lm_eval_names()[name]
     options = {"model_type": BUNDLED_ENCODER_ID} if metric in EMBEDDING else {}
@@ -113,7 +113,7 @@ def test_shared_scores_are_computed_once_and_options_apply(monkeypatch):
 def demo_include_path(tmp_path: Path) -> tuple[Path, list[str]]:
     """integration/lm_eval as is, or a copy without the entries of metrics this installation lacks."""
     folder = REPO / "integration" / "lm_eval"
-    names = nlgm.lm_eval_names(usable(available_metrics()))
+    names = nlgm.lm_eval_names(usable(self_contained_metrics()))
     yaml_text = (folder / "nlgmetrics_demo.yaml").read_text(encoding="utf-8")
     entries = yaml_text.split("  - metric: ")
     kept = [e for e in entries[1:] if e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] in names]

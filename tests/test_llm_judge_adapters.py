@@ -10,7 +10,7 @@ import pytest
 
 from nlgmetrics.cli import main
 from nlgmetrics.judge import compute_llm_judge
-from nlgmetrics.registry import available_metrics, get_spec
+from nlgmetrics.registry import available_metrics, get_spec, self_contained_metrics
 from test_llm_judge import PREDICTIONS, SHORT, ScriptedBackend
 from tiny_judge import tiny_judge_folder
 
@@ -35,7 +35,7 @@ def files(tmp_path):
 
 def test_spec_is_opt_in_per_example_and_higher_is_better():
     spec = get_spec("llm_judge")
-    assert spec.opt_in and "llm_judge" not in available_metrics() and "llm_judge" in available_metrics(opt_in=True)
+    assert spec.needs_checkpoint and "llm_judge" in available_metrics() and "llm_judge" not in self_contained_metrics()
     assert spec.per_example == {"scores": "llm_judge"} and spec.higher_is_better and spec.references_optional
     assert "sources" not in spec.option_names() and "contexts" in spec.option_names()
 

@@ -11,7 +11,7 @@ import pytest
 from nlgmetrics.integration.suite import (
     compute_suite, flatten_result, flatten_suite, metric_options_for, split_sentences,
 )
-from nlgmetrics.registry import available_metrics, get_metric
+from nlgmetrics.registry import get_metric, self_contained_metrics
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path
 
 EMBEDDING = ("bertscore", "moverscore")
@@ -28,7 +28,7 @@ def options_for(name: str) -> dict:
     return {}
 
 
-@pytest.mark.parametrize("name", available_metrics())
+@pytest.mark.parametrize("name", self_contained_metrics())
 def test_suite_result_is_the_metrics_own_result(name):
     options = options_for(name)
     results = compute_suite(PREDICTIONS, REFERENCES, [name], {name: options})
@@ -52,7 +52,7 @@ def test_flat_names():
 
 
 def test_per_metric_options_go_only_to_their_metric():
-    names = [n for n in ("bleu", "rouge") if n in available_metrics()]
+    names = [n for n in ("bleu", "rouge") if n in self_contained_metrics()]
     if len(names) < 2:
         pytest.skip("needs bleu and rouge")
     results = compute_suite(
@@ -69,7 +69,7 @@ def test_per_metric_options_go_only_to_their_metric():
 
 def test_shared_options_reach_only_metrics_that_take_them():
     options = metric_options_for(
-        available_metrics(), {"bertscore": {"lang": "en"}} if "bertscore" in available_metrics() else {},
+        self_contained_metrics(), {"bertscore": {"lang": "en"}} if "bertscore" in self_contained_metrics() else {},
         {"model_type": "m", "batch_size": 8},
     )
     assert "model_type" not in options["bleu"] and "batch_size" not in options["bleu"]
@@ -84,7 +84,7 @@ def test_sentence_split_for_rougelsum():
     assert split_sentences("第一句。第二句！") == "第一句。\n第二句！"
     assert split_sentences("kept\nlines. here") == "kept\nlines.\nhere"
     assert split_sentences("a. b", None) == "a. b"
-    if "rouge" in available_metrics():
+    if "rouge" in self_contained_metrics():
         split = compute_suite(["It rains. The sun shines."], ["The sun shines. It rains."], ["rouge"],
                               sentence_split="regex")["rouge"]
         whole = compute_suite(["It rains. The sun shines."], ["The sun shines. It rains."], ["rouge"])["rouge"]
@@ -92,7 +92,7 @@ def test_sentence_split_for_rougelsum():
 
 
 def test_embedding_metrics_share_one_pass():
-    if not set(EMBEDDING) <= set(available_metrics()) or bundled_encoder_path() is None:
+    if not set(EMBEDDING) <= set(self_contained_metrics()) or bundled_encoder_path() is None:
         pytest.skip("needs bertscore, moverscore and the bundled encoder")
     from nlgmetrics.embed import Encoder, get_cache
 
@@ -121,11 +121,11 @@ def test_evaluate_module_and_doctest():
 
     module = evaluate.load("./metrics/nlg_suite")
     assert module.name == "nlg_suite"
-    names = [n for n in available_metrics() if n not in EMBEDDING]
+    names = [n for n in self_contained_metrics() if n not in EMBEDDING]
     result = module.compute(predictions=PREDICTIONS, references=REFERENCES, metrics=names)
     expected = flatten_suite(compute_suite(PREDICTIONS, REFERENCES, names))
     assert result == pytest.approx(expected)
-    if {"bleu", "rouge"} <= set(available_metrics()):
+    if {"bleu", "rouge"} <= set(self_contained_metrics()):
         parser = doctest.DocTestParser()
         test = parser.get_doctest(type(module).__doc__, {"evaluate": evaluate}, "nlg_suite", None, 0)
         runner = doctest.DocTestRunner()
@@ -137,7 +137,7 @@ def test_evaluate_module_and_doctest():
 
 def test_what_evaluate_combine_cannot_do():
     """evaluate.combine sends every kwarg to every module (evaluate #423); the suite sends each to its metric."""
-    if not {"bleu", "rouge"} <= set(available_metrics()):
+    if not {"bleu", "rouge"} <= set(self_contained_metrics()):
         pytest.skip("needs bleu and rouge")
     import evaluate
 

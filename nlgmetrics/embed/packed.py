@@ -99,15 +99,22 @@ def _attention(block: torch.nn.Module, x: torch.Tensor, groups: list[tuple[int, 
 
 
 def packed_hidden_states(
-    model: torch.nn.Module, batch: Sequence[Sequence[int]], layer: int | None, device: torch.device
+    model: torch.nn.Module,
+    batch: Sequence[Sequence[int]],
+    layer: int | None,
+    device: torch.device,
+    token_type_ids: Sequence[Sequence[int]] | None = None,
 ) -> torch.Tensor:
     """Hidden states of ``batch`` (token-id sequences, ideally length-sorted) at ``layer`` (0 = embedding output),
     packed: ``(sum of lengths, hidden)``, the sequences one after another; ``layer=None``: every layer,
-    ``(sum of lengths, L + 1, hidden)``. Call under ``torch.inference_mode()``."""
+    ``(sum of lengths, L + 1, hidden)``. ``token_type_ids``: segment ids per sequence (sentence pairs; default 0).
+    Call under ``torch.inference_mode()``."""
     lengths = [len(ids) for ids in batch]
     input_ids = torch.tensor([t for ids in batch for t in ids], dtype=torch.long).unsqueeze(0)  # built on the CPU,
     positions = _position_ids(model, lengths)  # moved to the device in one copy each
-    x = model.embeddings(input_ids=input_ids.to(device), position_ids=positions.to(device))
+    segments = (None if token_type_ids is None
+                else torch.tensor([s for seg in token_type_ids for s in seg], dtype=torch.long).unsqueeze(0).to(device))
+    x = model.embeddings(input_ids=input_ids.to(device), position_ids=positions.to(device), token_type_ids=segments)
     if hasattr(model, "embeddings_project"):  # ELECTRA with embedding_size != hidden_size
         x = model.embeddings_project(x)
     x = x[0]

@@ -18,7 +18,7 @@ import numbers
 import re
 from typing import Any, Callable, Mapping, Sequence
 
-from nlgmetrics.registry import SOURCES_NONE, SPECS, available_metrics, get_metric, score
+from nlgmetrics.registry import SOURCES_NONE, SPECS, get_metric, score, self_contained_metrics
 
 #: options given once to a suite and passed to every metric whose compute function takes them.
 SHARED_OPTIONS = ("model_type", "num_layers", "device", "dtype", "batch_size")
@@ -97,9 +97,10 @@ def accepts(function: Callable, option: str) -> bool:
 
 
 def check_metrics(metrics: Sequence[str] | str | None) -> list[str]:
-    """The metric names, checked against the registry (``None``: every available metric)."""
+    """The metric names, checked against the registry (``None``: every available metric that needs no user-supplied
+    checkpoint, :func:`~nlgmetrics.registry.self_contained_metrics`)."""
     if metrics is None:
-        return available_metrics()
+        return self_contained_metrics()
     if isinstance(metrics, str):
         metrics = [metrics]
     names = list(dict.fromkeys(metrics))

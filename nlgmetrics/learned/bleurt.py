@@ -1,0 +1,368 @@
+"""BLEURT (Sellam et al., 2020; BLEURT-20: Pu et al., 2021) on the published PyTorch checkpoints.
+
+A BLEURT checkpoint is a BERT-style regression model over the pair (reference, candidate)::
+
+    ids    = [CLS] r_1 .. r_m [SEP] c_1 .. c_n [SEP]        segment ids 0 .. 0 (m + 2), 1 .. 1 (n + 1)
+    h      = Encoder(ids, segments)                         # embeddings (size E) -> Linear(E, H) if E != H -> BERT blocks
+    score  = w . tanh(W_p h_[CLS] + b_p) + b                # pooler + linear head: one unbounded number per pair
+
+Checkpoints are the folders bleurt-pytorch 0.0.1 reads (``BleurtForSequenceClassification``: ``config.json`` with
+``model_type: bleurt``, ``pytorch_model.bin`` or ``model.safetensors``), as published under ``lucadiliello/``:
+BLEURT-20 (RemBERT-based, 32 layers, embeddings of 256 projected to 1152) and its distillations BLEURT-20-D12/D6/D3,
+tokenized with a SentencePiece model (``spm.model``, cased, as bleurt-pytorch's ``BleurtSPTokenizer``); and the
+legacy BERT-based bleurt-tiny/base/large-128/512, tokenized with a WordPiece vocabulary (``vocab.txt`` /
+``tokenizer.json``, lowercased, as ``BleurtTokenizerFast``). The model runs as a transformers ``ElectraModel`` (the
+same embeddings, projection and BERT blocks) plus the pooler and head, padding-free on nlgmetrics' packed forward
+(:mod:`nlgmetrics.embed.packed`). bleurt_pytorch is not imported.
+
+Length: pairs longer than ``max_length`` tokens (default: the checkpoint's, 512 for all published ones; the legacy
+"-128" checkpoints were trained at 128, pass ``max_length=128`` for TensorFlow BLEURT's truncation there) are
+truncated as BLEURT's own encoder does: one token at a time from the end of the longer text (the candidate on a tie)
+until ``m + n + 3 <= max_length``; one warning counts them. Empty texts are scored like any other (``[CLS] [SEP]``).
+
+Every pair's encoding holds both texts, so nothing can be cached per text across systems (unlike BERTScore): each
+(reference, candidate) pair runs the whole model once (identical pairs once per call).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import warnings
+from collections.abc import Sequence
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from nlgmetrics import __version__
+from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
+from nlgmetrics.learned.locate import resolve_checkpoint
+from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
+
+#: HF evaluate's ``bleurt`` config names -> the PyTorch ports bleurt-pytorch reads. HF's "default" is bleurt-base-128.
+CHECKPOINTS = {
+    name.lower(): f"lucadiliello/{name}"
+    for name in ("BLEURT-20", "BLEURT-20-D12", "BLEURT-20-D6", "BLEURT-20-D3", "bleurt-tiny-128", "bleurt-tiny-512",
+                 "bleurt-base-128", "bleurt-base-512", "bleurt-large-128", "bleurt-large-512")
+}
+DEFAULT_CHECKPOINT = "bleurt-base-128"
+_FILES = ["config.json", "*.bin", "*.safetensors", "spm.model", "vocab.txt", "tokenizer.json", "*.json"]
+_DTYPES = {None: None, "float32": None, "fp32": None, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+           "float16": torch.float16, "fp16": torch.float16}
+
+
+class _SentencePiecePairs:
+    """Token ids as bleurt-pytorch's ``BleurtSPTokenizer`` (transformers 4 ``DebertaV2Tokenizer``, slow) gives them:
+    the text is split at the special-token strings (``[CLS]``, ``[SEP]``, ...; each becomes its own id), optionally
+    lowercased, and every other piece is encoded by the SentencePiece model."""
+
+    def __init__(self, folder: Path, settings: dict[str, Any]) -> None:
+        import sentencepiece
+
+        if settings.get("split_by_punct"):
+            raise ValueError(f"bleurt: {folder} sets split_by_punct=true, which no published BLEURT checkpoint uses "
+                             "and nlgmetrics does not implement.")
+        self.spm = sentencepiece.SentencePieceProcessor(model_file=str(folder / "spm.model"))
+        self.lowercase = bool(settings.get("do_lower_case", False))
+        names = {key: _token_text(settings.get(key), default)
+                 for key, default in (("cls_token", "[CLS]"), ("sep_token", "[SEP]"), ("pad_token", "[PAD]"),
+                                      ("unk_token", "[UNK]"), ("mask_token", "[MASK]"))}
+        self.specials = {text: self.spm.piece_to_id(text) for text in names.values()}
+        self.cls_id, self.sep_id = self.specials[names["cls_token"]], self.specials[names["sep_token"]]
+        self._order = sorted(self.specials, key=len, reverse=True)
+
+    def encode(self, texts: Sequence[str]) -> list[list[int]]:
+        chunks: list[list[str | int]] = [self._split(text) for text in texts]
+        plain = [c for parts in chunks for c in parts if isinstance(c, str)]
+        encoded = iter(self.spm.encode([c.lower() if self.lowercase else c for c in plain]))
+        return [[t for c in parts for t in (next(encoded) if isinstance(c, str) else [c])] for parts in chunks]
+
+    def _split(self, text: str) -> list[str | int]:
+        """``text`` as plain chunks and special-token ids, leftmost-longest matches first (the tokenizer's trie)."""
+        if not any(s in text for s in self._order):
+            return [text] if text else []
+        parts: list[str | int] = []
+        start = i = 0
+        while i < len(text):
+            match = next((s for s in self._order if text.startswith(s, i)), None)
+            if match is None:
+                i += 1
+                continue
+            if i > start:
+                parts.append(text[start:i])
+            parts.append(self.specials[match])
+            i = start = i + len(match)
+        if start < len(text):
+            parts.append(text[start:])
+        return parts
+
+
+class _WordPiecePairs:
+    """Token ids as bleurt-pytorch's ``BleurtTokenizerFast`` (a ``BertTokenizerFast``) gives them for each text: its
+    ``tokenizer.json``, or, without one, the BERT normalizer, pre-tokenizer and WordPiece model built from
+    ``vocab.txt`` as transformers converts it."""
+
+    def __init__(self, folder: Path, settings: dict[str, Any]) -> None:
+        from tokenizers import BertWordPieceTokenizer, Tokenizer
+
+        if (folder / "tokenizer.json").exists():
+            self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        else:
+            self.tokenizer = BertWordPieceTokenizer(
+                str(folder / "vocab.txt"), unk_token=_token_text(settings.get("unk_token"), "[UNK]"),
+                lowercase=bool(settings.get("do_lower_case", True)), strip_accents=settings.get("strip_accents"),
+                handle_chinese_chars=bool(settings.get("tokenize_chinese_chars", True)),
+            )
+        self.cls_id = self.tokenizer.token_to_id(_token_text(settings.get("cls_token"), "[CLS]"))
+        self.sep_id = self.tokenizer.token_to_id(_token_text(settings.get("sep_token"), "[SEP]"))
+        if self.cls_id is None or self.sep_id is None:
+            raise ValueError(f"bleurt: the vocabulary in {folder} has no [CLS] or [SEP] token.")
+
+    def encode(self, texts: Sequence[str]) -> list[list[int]]:
+        return [e.ids for e in self.tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+
+
+def _token_text(value: object, default: str) -> str:
+    if isinstance(value, dict):  # AddedToken as saved by transformers
+        return str(value.get("content", default))
+    return value if isinstance(value, str) else default
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def truncate_pair(ref: list[int], cand: list[int], budget: int) -> tuple[list[int], list[int], bool]:
+    """BLEURT's ``_truncate_seq_pair``: drop the last token of the longer side (the candidate on a tie) until
+    ``len(ref) + len(cand) <= budget``. Returns the two lists and whether anything was dropped."""
+    n_ref, n_cand = len(ref), len(cand)
+    if n_ref + n_cand <= budget:
+        return ref, cand, False
+    while n_ref + n_cand > budget:
+        if n_ref > n_cand:
+            n_ref -= 1
+        else:
+            n_cand -= 1
+    return ref[:n_ref], cand[:n_cand], True
+
+
+class BleurtScorer:
+    """One loaded BLEURT checkpoint: ``scorer.score(references, candidates) -> list[float]``.
+
+    ``checkpoint``: a name from :data:`CHECKPOINTS` (HF evaluate's config names, any case), a hub id, or a local
+    folder. ``device``: None (CUDA when available) or a torch device. ``dtype``: None/"float32", or "bfloat16"/"float16"
+    (autocast on CUDA only; float32 is what parity is measured in)."""
+
+    def __init__(self, checkpoint: str = DEFAULT_CHECKPOINT, *, device: str | None = None,
+                 dtype: str | None = None) -> None:
+        from nlgmetrics.embed.encoder import pick_device
+
+        if dtype not in _DTYPES:
+            raise ValueError(f"bleurt: dtype must be None, 'float32', 'bfloat16' or 'float16', got {dtype!r}.")
+        self.name = checkpoint
+        self.folder = resolve_checkpoint(checkpoint, metric="bleurt", repo_id=CHECKPOINTS.get(str(checkpoint).lower()),
+                                         allow_patterns=_FILES)
+        self.device = pick_device(device)
+        self.autocast_dtype = _DTYPES[dtype] if self.device.type == "cuda" else None
+        if _DTYPES[dtype] is not None and self.device.type != "cuda":
+            warnings.warn(f"bleurt: dtype={dtype!r} applies on CUDA only; computing in float32 on {self.device}.",
+                          UserWarning, stacklevel=2)
+        self.config = self._read_config()
+        settings = _read_json(self.folder / "tokenizer_config.json")
+        settings.update({k: v for k, v in _read_json(self.folder / "special_tokens_map.json").items()
+                         if k not in settings})
+        if (self.folder / "spm.model").exists():
+            self.tokenizer: _SentencePiecePairs | _WordPiecePairs = _SentencePiecePairs(self.folder, settings)
+        elif (self.folder / "vocab.txt").exists() or (self.folder / "tokenizer.json").exists():
+            self.tokenizer = _WordPiecePairs(self.folder, settings)
+        else:
+            raise ValueError(f"bleurt: {self.folder} has no tokenizer (spm.model for BLEURT-20 and its distillations, "
+                             "vocab.txt or tokenizer.json for the BERT-based checkpoints).")
+        positions = int(self.config["max_position_embeddings"])
+        limit = settings.get("model_max_length")
+        self.max_length = int(limit) if isinstance(limit, (int, float)) and 0 < limit <= positions else positions
+        self._build_model()
+        self._lock = threading.Lock()
+
+    def _read_config(self) -> dict[str, Any]:
+        path = self.folder / "config.json"
+        config = _read_json(path)
+        if not config:
+            raise ValueError(f"bleurt: {self.folder} is not a BLEURT checkpoint: it has no config.json. Pass the "
+                             "folder of a BleurtForSequenceClassification checkpoint (e.g. lucadiliello/BLEURT-20).")
+        if config.get("model_type") != "bleurt" and "BleurtForSequenceClassification" not in config.get(
+                "architectures", []):
+            raise ValueError(f"bleurt: {path} describes a {config.get('model_type')!r} model, not a BLEURT checkpoint "
+                             "(model_type 'bleurt', BleurtForSequenceClassification).")
+        return config
+
+    def _state_dict(self) -> dict[str, torch.Tensor]:
+        safetensors, pickled = self.folder / "model.safetensors", self.folder / "pytorch_model.bin"
+        if safetensors.exists():
+            from safetensors.torch import load_file
+
+            return load_file(str(safetensors))
+        if pickled.exists():
+            return torch.load(str(pickled), map_location="cpu", weights_only=True)
+        raise ValueError(f"bleurt: {self.folder} has no weights (model.safetensors or pytorch_model.bin).")
+
+    def _build_model(self) -> None:
+        from transformers import ElectraConfig, ElectraModel
+
+        c = self.config
+        hidden = int(c["hidden_size"])
+        config = ElectraConfig(
+            vocab_size=c["vocab_size"], embedding_size=c.get("embedding_size") or hidden, hidden_size=hidden,
+            num_hidden_layers=c["num_hidden_layers"], num_attention_heads=c["num_attention_heads"],
+            intermediate_size=c["intermediate_size"], hidden_act=c.get("hidden_act", "gelu"),
+            max_position_embeddings=c["max_position_embeddings"], type_vocab_size=c.get("type_vocab_size", 2),
+            layer_norm_eps=c.get("layer_norm_eps", 1e-12), pad_token_id=c.get("pad_token_id", 0),
+        )
+        with torch.device("meta"):
+            encoder = ElectraModel(config)
+            pooler, head = torch.nn.Linear(hidden, hidden), torch.nn.Linear(hidden, int(c.get("num_labels", 1)))
+        state = self._state_dict()
+        mapped: dict[str, torch.Tensor] = {}
+        for key, value in state.items():
+            if key.startswith("bleurt.encoder.embedding_projection."):
+                mapped["embeddings_project." + key.rsplit(".", 1)[1]] = value
+            elif key.startswith(("bleurt.embeddings.", "bleurt.encoder.layer.")):
+                mapped[key[len("bleurt."):]] = value
+        wanted = {k for k in encoder.state_dict() if not k.endswith(("position_ids", "token_type_ids"))}
+        missing = sorted(wanted - mapped.keys()) + [k for k in ("bleurt.pooler.dense.weight", "classifier.weight")
+                                                    if k not in state]
+        if missing:
+            raise ValueError(f"bleurt: the weights in {self.folder} are not a BleurtForSequenceClassification "
+                             f"checkpoint of its config.json: missing {', '.join(missing[:4])}"
+                             f"{' ...' if len(missing) > 4 else ''}.")
+        encoder.load_state_dict({k: mapped[k] for k in wanted}, strict=False, assign=True)
+        pooler.load_state_dict({"weight": state["bleurt.pooler.dense.weight"],
+                                "bias": state["bleurt.pooler.dense.bias"]}, assign=True)
+        head.load_state_dict({"weight": state["classifier.weight"], "bias": state["classifier.bias"]}, assign=True)
+        embeddings = encoder.embeddings  # buffers were never materialized on the meta device: make them real
+        for name in ("position_ids", "token_type_ids"):
+            if hasattr(embeddings, name):
+                buffer = getattr(embeddings, name)
+                fresh = (torch.arange(buffer.shape[-1]).expand(buffer.shape) if name == "position_ids"
+                         else torch.zeros(buffer.shape, dtype=buffer.dtype))
+                setattr(embeddings, name, fresh.clone())
+        self.encoder = encoder.float().eval().to(self.device)
+        self.pooler, self.head = pooler.float().eval().to(self.device), head.float().eval().to(self.device)
+
+    def encode(self, references: Sequence[str], candidates: Sequence[str], max_length: int | None = None
+               ) -> tuple[list[list[int]], list[list[int]], int]:
+        """Token ids and segment ids of each pair, and how many pairs were truncated."""
+        limit = self.max_length if max_length is None else max_length
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 3 <= limit <= self.max_length:
+            raise ValueError(f"bleurt: max_length must be an integer from 3 to {self.max_length} (this checkpoint's "
+                             f"limit), got {max_length!r}.")
+        refs, cands = self.tokenizer.encode(references), self.tokenizer.encode(candidates)
+        cls, sep = self.tokenizer.cls_id, self.tokenizer.sep_id
+        ids, segments, cut = [], [], 0
+        for ref, cand in zip(refs, cands):
+            ref, cand, truncated = truncate_pair(ref, cand, limit - 3)
+            cut += truncated
+            ids.append([cls, *ref, sep, *cand, sep])
+            segments.append([0] * (len(ref) + 2) + [1] * (len(cand) + 1))
+        return ids, segments, cut
+
+    def score(self, references: Sequence[str], candidates: Sequence[str], *, batch_size: int = 32,
+              max_length: int | None = None) -> list[float]:
+        """BLEURT of each (reference, candidate) pair. Pairs are length-sorted into batches of ``batch_size`` and run
+        padding-free; identical pairs run once."""
+        from nlgmetrics.embed.encoder import check_batch_size, plan_batches
+        from nlgmetrics.embed.packed import packed_hidden_states
+
+        check_batch_size(batch_size)
+        unique = list(dict.fromkeys(zip(references, candidates)))
+        ids, segments, cut = self.encode([r for r, _ in unique], [c for _, c in unique], max_length)
+        if cut:
+            warnings.warn(f"bleurt: {cut} of {len(unique)} (reference, candidate) pair(s) exceed "
+                          f"{max_length or self.max_length} tokens and were truncated as BLEURT does (from the end of "
+                          "the longer text).", UserWarning, stacklevel=2)
+        values = np.empty(len(unique), dtype=np.float64)
+        autocast = (torch.autocast(device_type="cuda", dtype=self.autocast_dtype) if self.autocast_dtype is not None
+                    else nullcontext())
+        with self._lock, torch.inference_mode(), autocast:
+            for batch in plan_batches([len(x) for x in ids], batch_size):
+                hidden = packed_hidden_states(self.encoder, [ids[i] for i in batch],
+                                              len(self.encoder.encoder.layer), self.device,
+                                              token_type_ids=[segments[i] for i in batch])
+                starts = np.cumsum([0] + [len(ids[i]) for i in batch[:-1]])
+                cls = hidden[torch.as_tensor(starts, device=hidden.device)]
+                out = self.head(torch.tanh(self.pooler(cls)))[:, 0]
+                values[batch] = out.float().cpu().numpy()
+        position = {pair: k for k, pair in enumerate(unique)}
+        return [float(values[position[pair]]) for pair in zip(references, candidates)]
+
+
+_SCORERS: dict[tuple, BleurtScorer] = {}
+_SCORERS_LOCK = threading.Lock()
+
+
+def get_scorer(checkpoint: str = DEFAULT_CHECKPOINT, *, device: str | None = None,
+               dtype: str | None = None) -> BleurtScorer:
+    """The process-wide :class:`BleurtScorer` of (checkpoint, device, dtype), loaded on first use."""
+    from nlgmetrics.embed.encoder import pick_device
+
+    key = (str(checkpoint), str(pick_device(device)), dtype)
+    with _SCORERS_LOCK:
+        if key not in _SCORERS:
+            _SCORERS[key] = BleurtScorer(checkpoint, device=device, dtype=dtype)
+        return _SCORERS[key]
+
+
+def clear_scorers() -> None:
+    """Forget the loaded checkpoints."""
+    with _SCORERS_LOCK:
+        _SCORERS.clear()
+
+
+def compute_bleurt(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    checkpoint: str | None = None,
+    *,
+    batch_size: int = 32,
+    max_length: int | None = None,
+    device: str | None = None,
+    dtype: str | None = None,
+    multi_ref: str = "max",
+    n_bootstrap: int = 0,
+    seed: int | None = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """BLEURT of each prediction against its reference(s).
+
+    Returns ``bleurt`` (the mean of ``scores``), ``scores`` (one per example; with several references the ``max``
+    or ``mean`` over them, ``multi_ref``), ``signature``, and with ``n_bootstrap`` >= 2 a seeded 95% interval of the
+    mean (``bleurt_mean``, ``bleurt_ci``, ``bleurt_low``, ``bleurt_high``; sacrebleu's resampling).
+    ``checkpoint`` (default ``bleurt-base-128``, HF evaluate's default): a name, hub id or local folder."""
+    if multi_ref not in ("max", "mean"):
+        raise ValueError(f"bleurt: multi_ref must be 'max' or 'mean', got {multi_ref!r}.")
+    preds, refs = check_pairs(predictions, references)
+    preds, refs = replace_lone_surrogates_in_pairs(preds, refs, "bleurt")
+    scorer = get_scorer(checkpoint or DEFAULT_CHECKPOINT, device=device, dtype=dtype)
+    flat_refs = [r for group in refs for r in group]
+    flat_cands = [p for p, group in zip(preds, refs) for _ in group]
+    flat = iter(scorer.score(flat_refs, flat_cands, batch_size=batch_size, max_length=max_length))
+    pick = max if multi_ref == "max" else (lambda xs: float(np.mean(xs)))
+    scores = [float(pick([next(flat) for _ in group])) for group in refs]
+    result: dict[str, Any] = {"bleurt": float(np.mean(scores)), "scores": scores,
+                              "signature": signature(scorer, max_length, multi_ref)}
+    if n_bootstrap:
+        interval = bootstrap_mean_interval(scores, n_bootstrap, seed)
+        result.update({f"bleurt_{key}": value for key, value in interval.items()})
+    return result
+
+
+def signature(scorer: BleurtScorer, max_length: int | None, multi_ref: str) -> str:
+    """How the scores were computed, e.g. ``ckpt:BLEURT-20|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0``."""
+    name = Path(scorer.name).name if Path(scorer.name).expanduser().exists() else scorer.name
+    return (f"ckpt:{name}|max_len:{max_length or scorer.max_length}|multi_ref:{multi_ref}|"
+            f"version:nlgmetrics-{__version__}")

@@ -1,0 +1,224 @@
+"""MetricX-24 (Juraska et al., 2024) on the published checkpoints (google/metricx-24-hybrid-{large,xl,xxl}-v2p6 and
+their bfloat16 variants), as google-research/metricx's ``metricx24`` code computes it.
+
+An mT5 encoder-decoder regression model. Each example becomes one text::
+
+    reference-based:  "source: " + s + " candidate: " + h + " reference: " + r
+    QE (qe=True):     "source: " + s + " candidate: " + h
+
+    ids    = mT5 SentencePiece tokens of the text, without the final </s>, at most 1535 (max_input_length 1536, EOS
+             included, then dropped: what metricx24/predict.py feeds the model)
+    e      = Encoder(ids)
+    d      = Decoder(decoder input [0], cross-attending e)             # one decoding step
+    score  = clamp(d . W_lm[250089], 0, 25)                            # the logit of <extra_id_10>, on 0-25
+
+Scores are errors (MQM-like): 0 is perfect, 25 worst; lower is better. Without sources, the empty string stands for
+the source (as metricx's README says to pass). The tokenizer is mT5's (``tokenizer``, default ``google/mt5-xl`` as in
+metricx's README; a local folder works, or the checkpoint folder when it holds tokenizer files).
+
+Speed: examples are length-sorted into padded batches (little padding), and only the one output row of the LM head is
+computed. Weights are used in float32 (bfloat16 checkpoints are upcast; metricx's ``torch_dtype="auto"`` computes
+those in bfloat16); ``dtype="bfloat16"`` autocasts on CUDA.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import warnings
+from collections.abc import Sequence
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from nlgmetrics import __version__
+from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
+from nlgmetrics.learned.locate import resolve_checkpoint
+from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
+
+CHECKPOINTS = {name: f"google/{name}" for size in ("large", "xl", "xxl")
+               for name in (f"metricx-24-hybrid-{size}-v2p6", f"metricx-24-hybrid-{size}-v2p6-bfloat16")}
+DEFAULT_CHECKPOINT = "metricx-24-hybrid-large-v2p6"
+DEFAULT_TOKENIZER = "google/mt5-xl"
+MAX_INPUT_LENGTH = 1536
+SCORE_TOKEN = 250089  # <extra_id_10>
+_DTYPES = {None: None, "float32": None, "fp32": None, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+           "float16": torch.float16, "fp16": torch.float16}
+
+
+def make_input(hypothesis: str, reference: str | None, source: str, qe: bool) -> str:
+    """metricx24's input text for one example."""
+    text = "source: " + source + " candidate: " + hypothesis
+    return text if qe else text + " reference: " + (reference or "")
+
+
+class MetricXScorer:
+    """One loaded MetricX-24 checkpoint: ``scorer.score(hypotheses, references, sources, qe) -> list[float]``."""
+
+    def __init__(self, checkpoint: str = DEFAULT_CHECKPOINT, *, tokenizer: str | None = None,
+                 device: str | None = None, dtype: str | None = None) -> None:
+        from transformers import AutoTokenizer, MT5Config, MT5ForConditionalGeneration
+
+        from nlgmetrics.embed.encoder import pick_device
+
+        if dtype not in _DTYPES:
+            raise ValueError(f"metricx: dtype must be None, 'float32', 'bfloat16' or 'float16', got {dtype!r}.")
+        self.name = checkpoint
+        self.folder = resolve_checkpoint(checkpoint, metric="metricx", repo_id=CHECKPOINTS.get(checkpoint))
+        self.device = pick_device(device)
+        self.autocast_dtype = _DTYPES[dtype] if self.device.type == "cuda" else None
+        if _DTYPES[dtype] is not None and self.device.type != "cuda":
+            warnings.warn(f"metricx: dtype={dtype!r} applies on CUDA only; computing in float32 on {self.device}.",
+                          UserWarning, stacklevel=2)
+        if not (self.folder / "config.json").exists():
+            raise ValueError(f"metricx: {self.folder} is not a MetricX checkpoint: it has no config.json. Pass the "
+                             "folder of a MetricX-24 checkpoint (e.g. google/metricx-24-hybrid-large-v2p6).")
+        config = MT5Config.from_pretrained(str(self.folder))
+        if config.model_type not in ("mt5", "t5") or config.vocab_size <= SCORE_TOKEN:
+            raise ValueError(f"metricx: {self.folder} holds a {config.model_type!r} model with {config.vocab_size} "
+                             "output rows, not a MetricX (mT5, 250,112-row vocabulary) checkpoint.")
+        has_tokenizer = any((self.folder / f).exists() for f in ("tokenizer.json", "spiece.model"))
+        self.tokenizer_name = tokenizer or (str(self.folder) if has_tokenizer else DEFAULT_TOKENIZER)
+        tokenizer_folder = resolve_checkpoint(self.tokenizer_name, metric="metricx", option="tokenizer")
+        self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_folder))
+        try:
+            model = MT5ForConditionalGeneration.from_pretrained(str(self.folder), dtype=torch.float32)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"metricx: the weights in {self.folder} could not be loaded as an mT5 "
+                             f"encoder-decoder ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}).") from None
+        # metricx rescales by d_model^-0.5 when the config ties the LM head to the embeddings (T5's default; mT5 and
+        # MetricX set it false); read from config.json as written, since transformers 5 reports it otherwise
+        tied = json.loads((self.folder / "config.json").read_text(encoding="utf-8")).get("tie_word_embeddings", True)
+        scale = config.d_model**-0.5 if tied else 1.0
+        self.score_row = (model.lm_head.weight[SCORE_TOKEN].detach().clone() * scale).to(self.device)
+        model.lm_head = None  # only one row of the LM head is read
+        self.model = model.eval().to(self.device)
+        self._lock = threading.Lock()
+
+    def token_ids(self, texts: Sequence[str]) -> tuple[list[list[int]], int]:
+        """Each text's ids as metricx feeds them (no EOS, at most 1535), and how many were cut."""
+        ids = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"] if texts else []
+        limit = MAX_INPUT_LENGTH - 1
+        return [row[:limit] for row in ids], sum(len(row) > limit for row in ids)
+
+    def score(self, hypotheses: Sequence[str], references: Sequence[str] | None, sources: Sequence[str],
+              *, qe: bool = False, batch_size: int = 8) -> list[float]:
+        """MetricX-24 of each example (0 best, 25 worst). Identical inputs run once."""
+        from nlgmetrics.embed.encoder import check_batch_size, plan_batches
+
+        check_batch_size(batch_size)
+        refs = references if references is not None else [""] * len(hypotheses)
+        texts = [make_input(h, r, s, qe) for h, r, s in zip(hypotheses, refs, sources)]
+        unique = list(dict.fromkeys(texts))
+        ids, cut = self.token_ids(unique)
+        if cut:
+            warnings.warn(f"metricx: {cut} of {len(unique)} input(s) exceed {MAX_INPUT_LENGTH - 1} tokens (+ EOS) and "
+                          "were truncated at the end, as metricx's predict.py does.", UserWarning, stacklevel=2)
+        values = np.empty(len(unique), dtype=np.float64)
+        autocast = (torch.autocast(device_type="cuda", dtype=self.autocast_dtype) if self.autocast_dtype is not None
+                    else nullcontext())
+        pad = self.model.config.pad_token_id
+        with self._lock, torch.inference_mode(), autocast:
+            for batch in plan_batches([len(x) for x in ids], batch_size):
+                width = max(len(ids[i]) for i in batch)
+                input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
+                mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for row, i in enumerate(batch):
+                    input_ids[row, : len(ids[i])] = torch.as_tensor(ids[i], dtype=torch.long)
+                    mask[row, : len(ids[i])] = 1
+                input_ids, mask = input_ids.to(self.device), mask.to(self.device)
+                encoded = self.model.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
+                start = torch.zeros((len(batch), 1), dtype=torch.long, device=self.device)
+                decoded = self.model.decoder(input_ids=start, encoder_hidden_states=encoded,
+                                             encoder_attention_mask=mask, use_cache=False).last_hidden_state[:, 0]
+                values[batch] = torch.clamp(decoded.float() @ self.score_row, 0, 25).cpu().numpy()
+        position = {text: k for k, text in enumerate(unique)}
+        return [float(values[position[text]]) for text in texts]
+
+
+_SCORERS: dict[tuple, MetricXScorer] = {}
+_SCORERS_LOCK = threading.Lock()
+
+
+def get_scorer(checkpoint: str = DEFAULT_CHECKPOINT, *, tokenizer: str | None = None, device: str | None = None,
+               dtype: str | None = None) -> MetricXScorer:
+    """The process-wide :class:`MetricXScorer` of (checkpoint, tokenizer, device, dtype), loaded on first use."""
+    from nlgmetrics.embed.encoder import pick_device
+
+    key = (str(checkpoint), tokenizer, str(pick_device(device)), dtype)
+    with _SCORERS_LOCK:
+        if key not in _SCORERS:
+            _SCORERS[key] = MetricXScorer(checkpoint, tokenizer=tokenizer, device=device, dtype=dtype)
+        return _SCORERS[key]
+
+
+def compute_metricx(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]] | None = None,
+    checkpoint: str | None = None,
+    *,
+    sources: Sequence[str] | None = None,
+    qe: bool = False,
+    tokenizer: str | None = None,
+    batch_size: int = 8,
+    device: str | None = None,
+    dtype: str | None = None,
+    multi_ref: str = "min",
+    n_bootstrap: int = 0,
+    seed: int | None = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """MetricX-24 of each prediction (0-25, lower is better).
+
+    ``qe=True``: quality estimation from ``sources`` alone (references ignored, may be None). Otherwise against the
+    reference(s), with ``sources`` when given (else the empty string, as metricx's README says); several references
+    per example combine by ``multi_ref``: ``"min"`` (the best, default) or ``"mean"``. Returns ``metricx`` (the mean
+    of ``scores``), ``scores``, ``signature``, and with ``n_bootstrap`` >= 2 a seeded 95% interval (``metricx_mean``,
+    ``metricx_ci``, ``metricx_low``, ``metricx_high``)."""
+    if multi_ref not in ("min", "mean"):
+        raise ValueError(f"metricx: multi_ref must be 'min' (the best reference: lower is better) or 'mean', got "
+                         f"{multi_ref!r}.")
+    preds = check_predictions(predictions)
+    if not preds:
+        raise ValueError("no examples to score: predictions is an empty list.")
+    if sources is None:
+        if qe:
+            raise ValueError("metricx: qe=True scores a translation from its source: pass sources=[...], one per "
+                             "prediction.")
+        srcs = [""] * len(preds)
+    else:
+        srcs = check_predictions(sources, name="sources")
+        if len(srcs) != len(preds):
+            raise ValueError(f"metricx: got {len(preds)} predictions but {len(srcs)} sources: pass one source per "
+                             "prediction.")
+    if qe:
+        refs: list[list[str]] = [[""] for _ in preds]
+    elif references is None:
+        raise ValueError("metricx: pass references=[...] (one per prediction), or qe=True with sources=[...].")
+    else:
+        refs = check_references(references, len(preds))
+    flat = replace_lone_surrogates(
+        preds + srcs + [r for group in refs for r in group], "metricx")
+    preds, srcs, rest = flat[: len(preds)], flat[len(preds): 2 * len(preds)], iter(flat[2 * len(preds):])
+    refs = [[next(rest) for _ in group] for group in refs]
+    scorer = get_scorer(checkpoint or DEFAULT_CHECKPOINT, tokenizer=tokenizer, device=device, dtype=dtype)
+    hyps = [p for p, group in zip(preds, refs) for _ in group]
+    flat_scores = iter(scorer.score(hyps, [r for group in refs for r in group],
+                                    [s for s, group in zip(srcs, refs) for _ in group], qe=qe, batch_size=batch_size))
+    pick = min if multi_ref == "min" else (lambda xs: float(np.mean(xs)))
+    scores = [float(pick([next(flat_scores) for _ in group])) for group in refs]
+    result: dict[str, Any] = {"metricx": float(np.mean(scores)), "scores": scores,
+                              "signature": signature(scorer, qe, sources is not None, multi_ref)}
+    if n_bootstrap:
+        interval = bootstrap_mean_interval(scores, n_bootstrap, seed)
+        result.update({f"metricx_{key}": value for key, value in interval.items()})
+    return result
+
+
+def signature(scorer: MetricXScorer, qe: bool, with_sources: bool, multi_ref: str) -> str:
+    """How the scores were computed, e.g. ``ckpt:metricx-24-hybrid-large-v2p6|mode:ref|src:yes|...``."""
+    name = Path(scorer.name).name if Path(scorer.name).expanduser().exists() else scorer.name
+    return (f"ckpt:{name}|mode:{'qe' if qe else 'ref'}|src:{'yes' if with_sources else 'no'}|"
+            f"max_len:{MAX_INPUT_LENGTH}|multi_ref:{multi_ref}|version:nlgmetrics-{__version__}")

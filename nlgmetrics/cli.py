@@ -299,21 +299,38 @@ def cmd_score(args: argparse.Namespace) -> int:
             options[key] = value
     if args.plot_alignment and args.metric not in EMBEDDING_METRICS:
         raise CLIError(f"--plot-alignment works with {' and '.join(EMBEDDING_METRICS)}, not {args.metric}")
+    if args.plot_alignment:
+        args.plot_alignment = figure_path("--plot-alignment", args.plot_alignment,
+                                          [args.predictions, *args.references], ("png",))
     predictions, references = load_pairs(args.predictions, args.references)
     if "verbose" in declared and "verbose" not in options and show_progress(args.progress, len(predictions)):
         options["verbose"] = True
     try:
         result = get_metric(args.metric)(predictions, references, **options)
-        if args.plot_alignment:
-            print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise CLIError(f"metric {args.metric!r} does not take that option: {exc}") from None
         raise CLIError(str(exc)) from None
     except (ValueError, ImportError) as exc:  # the core's checks (bad option values, devices, missing extras)
         raise CLIError(str(exc)) from None
-    print(format_result(args.metric, result, args.format))
+    print(format_result(args.metric, result, args.format), flush=True)  # shown even if the plot then fails
+    if args.plot_alignment:
+        try:
+            print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
+        except (ValueError, TypeError, ImportError) as exc:
+            raise CLIError(str(exc)) from None
     return 0
+
+
+def figure_path(flag: str, path: str, inputs: Sequence[str], formats: Sequence[str] | None = None) -> Path:
+    """The file a figure option really writes (``.png`` added to a name without a suffix), checked before any work:
+    never an input file, a folder, a link or an existing file that is not an image (:mod:`nlgmetrics._outputs`)."""
+    from nlgmetrics._outputs import IMAGE_SIGNATURES, figure_target
+
+    try:
+        return figure_target(path, inputs=inputs, formats=formats or tuple(IMAGE_SIGNATURES))[0]
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"{flag} {exc}") from None
 
 
 def show_progress(mode: str, n_lines: int) -> bool:
@@ -458,6 +475,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise CLIError("a system file is given twice; compare each system once")
     if STDIN in paths or STDIN in args.references:
         raise CLIError("compare reads every system and reference from files; '-' (standard input) is not supported")
+    if args.plot:
+        args.plot = figure_path("--plot", args.plot, [*paths, *args.references])
     baseline, references = load_pairs(args.baseline, args.references)  # one reference line per baseline line
     systems = {names[0]: baseline}
     for name, path in zip(names[1:], args.systems):
@@ -471,11 +490,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             paired="ar" if args.paired_ar else "bs", n_resamples=args.n_resamples, n_trials=args.n_trials,
             seed=None if args.seed.lower() == "none" else _seed(args.seed), metric_options=metric_options,
         )
+        print(report(rows, args.format), flush=True)  # the computed table is shown even if the plot then fails
         if args.plot:
             print(f"wrote {plot(rows, args.plot)}", file=sys.stderr)
     except (ValueError, TypeError, ImportError) as exc:
         raise CLIError(str(exc)) from None
-    print(report(rows, args.format))
     return 0
 
 

@@ -360,6 +360,8 @@ def report(rows: Sequence[Mapping[str, Any]], fmt: str = "table") -> str:
 
     if fmt not in REPORT_FORMATS:
         raise ValueError(f"format must be one of {', '.join(REPORT_FORMATS)}, got {fmt!r}.")
+    if not rows:
+        raise ValueError("report: no rows to show; pass the list compare() returned.")
     rows = [dict(row) for row in rows]
     if fmt == "json":
         return json.dumps(rows, indent=1, ensure_ascii=False, allow_nan=False)
@@ -397,7 +399,14 @@ def report(rows: Sequence[Mapping[str, Any]], fmt: str = "table") -> str:
 def plot(rows: Sequence[Mapping[str, Any]], path: str | Any) -> Any:
     """Write a figure of :func:`compare`'s rows to ``path`` (PNG, PDF, SVG: by its suffix; needs matplotlib, the
     ``plot`` extra): per metric, each system's bootstrap interval with its score, the baseline in blue,
-    significantly different systems in orange, the others in grey. Returns the path."""
+    significantly different systems in orange, the others in grey. Returns the path written (``.png`` added to a
+    name without a suffix; an existing file is replaced only if it is an image of that format:
+    :mod:`nlgmetrics._outputs`)."""
+    from nlgmetrics._outputs import figure_target, save_figure
+
+    if not rows:
+        raise ValueError("plot: no rows to draw; pass the list compare() returned.")
+    figure_target(path)  # checked before any work
     try:
         import matplotlib
 
@@ -430,6 +439,7 @@ def plot(rows: Sequence[Mapping[str, Any]], path: str | Any) -> Any:
     figure.text(0.01, 0.01, f"blue: baseline; orange: p < {SIGNIFICANCE_LEVEL}; grey: not significant; "
                 "bar: 95% bootstrap interval, dot: score", fontsize=7)
     figure.tight_layout(rect=(0, 0.05, 1, 1))
-    figure.savefig(path, dpi=130)
-    plt.close(figure)
-    return path
+    try:
+        return save_figure(figure, path, dpi=130)
+    finally:
+        plt.close(figure)

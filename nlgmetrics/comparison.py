@@ -32,14 +32,16 @@ What is resampled:
 
 The embedding metrics embed through the shared engine cache: the references are embedded once for all systems,
 each system's outputs once. Results do not depend on the order of the systems (each system is tested with the same
-indices). Where a system's per-segment statistics equal the baseline's, ``p_value`` is 1.0 (sacrebleu gives
-``1 / (R + 1)``: its strict ``>`` never counts a zero difference).
+indices). ``p_value`` is 1.0 (not significant) where nothing can differ: a system's per-segment statistics equal
+the baseline's, every resampled (or trial) difference is 0 (e.g. BLEU 0 against 0), or there is one segment (with a
+warning). sacrebleu gives ``1 / (R + 1)`` there: its strict ``>`` never counts a zero difference.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -253,10 +255,10 @@ def compare(
                     samples = samples_of[system]
                     row.update(_interval(samples))
                     difference = abs(base_score - score)
-                    if np.array_equal(rows, base_rows):
-                        p = 1.0
+                    deltas = np.abs(samples - base_samples)
+                    if n == 1 or np.array_equal(rows, base_rows) or (paired == "bs" and not deltas.any()):
+                        p = 1.0  # nothing can differ (see the module docstring)
                     elif paired == "bs":
-                        deltas = np.abs(samples - base_samples)
                         p = _p_value(int(np.sum(deltas - deltas.mean() > difference)), n_resamples)
                     else:
                         p = _ar_p_value(base_rows, rows, swaps, stat, n, difference)
@@ -266,6 +268,10 @@ def compare(
                     row["signature"] = stat.signature
                 _check_finite(row)
                 results.append(row)
+    if n == 1:
+        warnings.warn("compare: one segment: every resample is that segment, so no difference can be tested; "
+                      "p_value is 1.0 and the intervals have zero width. Compare on a test set.", UserWarning,
+                      stacklevel=2)
     return results
 
 
@@ -275,14 +281,16 @@ def _ar_p_value(
     """Approximate randomization: trials whose shuffled pseudo-systems differ by more than ``difference``."""
     base, other = base_rows.astype(np.float64), rows.astype(np.float64)
     total = base + other
-    exceed = 0
+    exceed, differ = 0, False
     for start in range(0, len(swaps), _CHUNK):
         keep = swaps[start : start + _CHUNK].astype(np.float64)
         a = keep @ base + (1.0 - keep) @ other  # pseudo-system A: the baseline where kept, else the system
         b = total.sum(0) - a  # pseudo-system B: the rest
         a_scores, b_scores = _scores(a, stat, n), _scores(b, stat, n)
-        exceed += int(np.sum(np.abs(a_scores - b_scores) > difference))
-    return _p_value(exceed, len(swaps))
+        trial_differences = np.abs(a_scores - b_scores)
+        exceed += int(np.sum(trial_differences > difference))
+        differ = differ or bool(trial_differences.any())
+    return _p_value(exceed, len(swaps)) if differ else 1.0  # every trial difference 0: nothing differs
 
 
 def _check_finite(row: dict[str, Any]) -> None:

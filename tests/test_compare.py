@@ -226,3 +226,20 @@ def test_cli_compare(wmt, tmp_path, capsys):
     assert "short.txt has 1 lines but" in capsys.readouterr().err
     assert main(["compare", "-r", str(ref), "--baseline", str(files[0]), str(files[1]), "-o", "bleu.lowercse=1"]) == 2
     assert "Did you mean 'lowercase'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("paired", ["bs", "ar"])
+def test_zero_differences_are_not_significant(paired):
+    """Issue 29.3: BLEU 0.0 against 0.0 on every resample gave p = 0.001 (bs) / 1e-4 (ar), significant."""
+    systems = {"a": ["x y z", "p q r", "k l m"], "b": ["u v w", "d e f", "g h i"]}  # different, both BLEU 0
+    rows = compare(systems, ["a b c", "s t u", "n o p"], ["bleu"], paired=paired, n_resamples=100, n_trials=100)
+    assert [r["score"] for r in rows] == [0.0, 0.0]
+    assert rows[1]["p_value"] == 1.0 and rows[1]["significant"] is False
+
+
+def test_one_segment_warns_and_is_not_significant():
+    with pytest.warns(UserWarning, match="one segment"):
+        rows = compare({"a": ["the cat sat on the mat"], "b": ["a dog ran off"]}, ["the cat sat on the mat"], ["bleu"],
+                       n_resamples=50)
+    assert rows[0]["score"] != rows[1]["score"]
+    assert rows[1]["p_value"] == 1.0 and rows[1]["significant"] is False and rows[1]["ci"] == 0.0

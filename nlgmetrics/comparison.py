@@ -50,6 +50,7 @@ import numpy as np
 
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.integration.suite import metric_options_for
+from nlgmetrics.options import check_flags
 from nlgmetrics.registry import get_metric, get_spec, load_object
 from nlgmetrics.stats import DEFAULT_SEED, sacrebleu_interval
 
@@ -145,7 +146,7 @@ def segment_scores(
 ) -> list[SegmentScores]:
     """The resampling rows of ``metric`` for every system (see the module docstring for what is resampled)."""
     spec = get_spec(metric)
-    options = spec.canonical_options(options or {})
+    options = check_flags(spec.function, spec.canonical_options(options or {}))
     if spec.statistics:
         return _corpus_statistics(metric, options, systems, references)
     return _example_scores(metric, options, systems, references)

@@ -44,6 +44,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import (
     clipped_matches,
@@ -349,6 +350,7 @@ def _sacrebleu_keys(
     return out
 
 
+@checked_options
 def compute_bleu(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
@@ -380,8 +382,6 @@ def compute_bleu(
     segments (sacrebleu's resampling). On one reference per example the two ``bleu`` values agree to 1e-15 on
     corpora where every order has a match; :func:`compute_sacrebleu` gives sacrebleu's numbers under its own names.
     """
-    if not isinstance(smooth, (bool, np.bool_)):
-        raise TypeError(f"smooth must be True or False (add-one smoothing of every order), got {smooth!r}.")
     preds, refs = check_pairs(predictions, references)
     bleu = BLEU(tokenizer, lowercase, smooth_method, smooth_value, check_max_order(max_order, "max_order"),
                 effective_order)
@@ -392,6 +392,7 @@ def compute_bleu(
     return {**out, **sacre}
 
 
+@checked_options
 def compute_sacrebleu(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

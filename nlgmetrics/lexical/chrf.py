@@ -36,6 +36,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
 
@@ -387,6 +388,7 @@ class CHRF:
         return "|".join(parts)
 
 
+@checked_options
 def compute_chrf(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
 from nlgmetrics.text.tokenizers import (
@@ -78,6 +79,7 @@ def _check_orders(min_len: object, max_len: object) -> tuple[int, int]:
     return int(min_len), int(max_len)
 
 
+@checked_options
 def compute_google_bleu(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

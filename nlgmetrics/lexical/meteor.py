@@ -38,6 +38,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.resources import ensure_punkt, ensure_wordnet
 from nlgmetrics.text.lexicon import porter_stem, wordnet_reader, wordnet_synonyms
 
@@ -184,6 +185,7 @@ def _check_parameter(name: str, value: object, low: float, high: float) -> float
     return value
 
 
+@checked_options
 def compute_meteor(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

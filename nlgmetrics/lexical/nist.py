@@ -34,6 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import ngram_counts
 from nlgmetrics.text.tokenizers import get_tokenizer, tokenize_nist
@@ -122,6 +123,7 @@ def score_from_statistics(stats: Sequence[float], max_order: int) -> dict:
             "translation_length": int(hyp_len), "reference_length": int(round(ref_len / max_order))}
 
 
+@checked_options
 def compute_nist(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

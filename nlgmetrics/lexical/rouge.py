@@ -83,6 +83,7 @@ import numpy as np
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical import rouge_native
+from nlgmetrics.options import check_flag, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices
 from nlgmetrics.text.rouge_tokenize import (
     RougeTokenizer,
@@ -562,12 +563,6 @@ class RougeScorer:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Options and aggregation
-def _check_flag(name: str, value: object) -> bool:
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
-        return bool(value)
-    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.")
-
-
 def _check_number(name: str, value: object, low: float, high: float, what: str) -> float:
     """A finite real number in [low, high], else a ValueError that says what the option means."""
     real = isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -626,12 +621,12 @@ def make_scorer(
                 "but English)."
             )
         tokenizer = tokenizer_for_lang(lang)
-    split_summaries = _check_flag("split_summaries", split_summaries)
+    split_summaries = check_flag("split_summaries", split_summaries)
     if split_summaries and any(t.kind == "Lsum" for t in types):
         from nlgmetrics.resources import ensure_punkt
 
         ensure_punkt()
-    use_stemmer = _check_flag("use_stemmer", use_stemmer)
+    use_stemmer = check_flag("use_stemmer", use_stemmer)
     tokenize = get_rouge_tokenizer(tokenizer, use_stemmer)
     name = "rouge_score" if is_default_tokenizer(tokenizer) else tokenizer if isinstance(tokenizer, str) else None
     return RougeScorer(types, tokenize, multi_ref, alpha, beta, split_summaries, name, use_stemmer)
@@ -788,6 +783,7 @@ def _bootstrap(values: np.ndarray, n_samples: int, seed: int | None, confidence:
     return np.percentile(means, [100 * delta, 50, 100 * (1 - delta)], axis=0)
 
 
+@checked_options
 def compute_rouge(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
@@ -879,7 +875,7 @@ def compute_rouge(
             f"of rouge_score's 1000 bootstrap means), got {aggregator!r:.40}."
         )
     _check_seed("numpy_seed", numpy_seed)
-    use_aggregator = _check_flag("use_aggregator", use_aggregator)
+    use_aggregator = check_flag("use_aggregator", use_aggregator)
     if n_bootstrap:
         if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral) or n_bootstrap < 2:
             raise ValueError(f"n_bootstrap must be an integer of at least 2 (0: no interval), got {n_bootstrap!r:.30}.")

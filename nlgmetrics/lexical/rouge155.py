@@ -75,6 +75,7 @@ from nlgmetrics.lexical.rouge import (
     parse_rouge_type,
     skip_bigram_counter,
 )
+from nlgmetrics.options import check_flag
 
 FLAVORS = ("rouge_score", "rouge155")
 DEFAULT_ROUGE155_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -827,12 +828,6 @@ def _check_limit(name: str, value: object) -> int | None:
     return value
 
 
-def _check_flag(name: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.")
-    return bool(value)
-
-
 def parse_rouge155_types(
     rouge_types: Sequence[str] | str | None, weight_factor: float = DEFAULT_WEIGHT_FACTOR
 ) -> tuple[RougeType, ...]:
@@ -880,12 +875,12 @@ def rouge155_scores(
     preds, refs = check_pairs(predictions, references)
     types = parse_rouge155_types(rouge_types, weight_factor)
     options = TextOptions(
-        use_stemmer=_check_flag("use_stemmer", use_stemmer),
-        wordnet_exceptions=_check_flag("wordnet_exceptions", wordnet_exceptions),
-        remove_stopwords=_check_flag("remove_stopwords", remove_stopwords),
+        use_stemmer=check_flag("use_stemmer", use_stemmer),
+        wordnet_exceptions=check_flag("wordnet_exceptions", wordnet_exceptions),
+        remove_stopwords=check_flag("remove_stopwords", remove_stopwords),
         length_limit=_check_limit("length_limit", length_limit),
         byte_limit=_check_limit("byte_limit", byte_limit),
-        byte_limit_bug=_check_flag("byte_limit_bug", byte_limit_bug),
+        byte_limit_bug=check_flag("byte_limit_bug", byte_limit_bug),
     )
     if options.wordnet_exceptions and not options.use_stemmer:
         raise ValueError("wordnet_exceptions=True is part of perl's stemming (-m): set use_stemmer=True as well.")

@@ -37,6 +37,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import check_flag, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.tercom import tokenize_tercom
 
@@ -292,9 +293,7 @@ class TER:
 
     def __post_init__(self) -> None:
         for name in ("normalized", "no_punct", "asian_support", "case_sensitive"):
-            value = getattr(self, name)
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.")
+            check_flag(name, getattr(self, name))
 
     def tokenize(self, text: str) -> tuple[str, ...]:
         """Tokens of ``text`` as sacrebleu's TER sees them (trailing whitespace stripped first)."""
@@ -360,6 +359,7 @@ class TER:
         return "|".join(parts)
 
 
+@checked_options
 def compute_ter(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import numbers
 import types
 import typing
@@ -34,12 +35,19 @@ def check_flag(name: str, value: object) -> bool:
     raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.{hint}")
 
 
+#: the largest F-beta weight (ROUGE's ``beta``, chrF's ``beta``): beta**2 stays finite, in float32 too (compare scores
+#: chrF resamples in float32), and beyond it F_beta equals recall to 12 digits anyway.
+MAX_BETA = 1e6
+
+
 def check_real(name: str, value: object, low: float, high: float, what: str = "") -> float:
-    """``value`` as a float in ``[low, high]`` (finite, not a bool), else a ``ValueError`` naming the range."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-    if not real or not (low <= float(value) <= high):
+    """``value`` as a float in ``[low, high]``: a ``TypeError`` for a non-number (a bool or a string included), a
+    ``ValueError`` naming the range for NaN, an infinity or a number outside it."""
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r:.40}.")
+    if not (math.isfinite(value) and low <= float(value) <= high):
         meaning = f" ({what})" if what else ""
-        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]{meaning}, got {value!r:.40}.")
+        raise ValueError(f"{name} must be a finite number in [{low:g}, {high:g}]{meaning}, got {value!r:.40}.")
     return float(value)
 
 

@@ -51,3 +51,42 @@ def test_flags_keep_their_numbers():
     preds, refs = ["The Cat sat on the mat today"], ["the cat sat on the mat today"]
     assert bleu(preds, refs, lowercase=np.bool_(True))["bleu"] == bleu(preds, refs, lowercase=True)["bleu"] == 1.0
     assert bleu(preds, refs, lowercase=0)["bleu"] == bleu(preds, refs, lowercase=False)["bleu"] < 1.0
+
+
+def _is_float_option(annotation) -> bool:
+    import types
+    import typing
+
+    args = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) else ()
+    return annotation is float or (float in args and set(args) <= {float, type(None)})
+
+
+FLOATS = [(name, option) for name, spec in SPECS.items() for option, annotation in spec.option_types().items()
+          if _is_float_option(annotation)]
+EXTRA = {"weight_factor": {"rouge_types": ["rougeW"]}, "smooth_value": {"smooth_method": "floor"}}
+
+
+def test_float_options_are_found():
+    assert {("rouge", "beta"), ("rouge", "weight_factor"), ("chrf", "beta"), ("bleu", "smooth_value"),
+            ("sacrebleu", "smooth_value"), ("meteor", "beta"), ("moverscore", "reg")} <= set(FLOATS)
+
+
+@pytest.mark.parametrize("name, option", FLOATS)
+@pytest.mark.parametrize("value", [1e308, 1.35e154, 1e155, -1e308])
+def test_every_float_option_gives_a_finite_score_or_names_its_range(name, option, value):
+    """Issue 29.5: ROUGE beta=1e155 gave F = NaN, smooth_value=1e308 a score of inf, chrF beta >= 1.35e154 and ROUGE
+    weight_factor=1e308 an OverflowError: every float option gives finite scores or a ValueError naming its range."""
+    import math
+
+    spec = SPECS[name]
+    options = {**spec.demo_options, **EXTRA.get(option, {}), option: value}
+    if name == "rouge" and option == "alpha":
+        options["flavor"] = "rouge155"
+    try:
+        result = spec.function(["the cat sat on the mat", "a dog"], ["the cat sat on a mat", "dogs bark"], **options)
+    except ValueError as exc:
+        assert option in str(exc) and any(mark in str(exc) for mark in ("[", "(0, 1)", "positive"))
+        return
+    values = [v for v in result.values() if isinstance(v, float)]
+    values += [x for v in result.values() if isinstance(v, list) for x in v if isinstance(x, float)]
+    assert values and all(math.isfinite(v) for v in values)

@@ -44,7 +44,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import checked_options
+from nlgmetrics.options import check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import (
     clipped_matches,
@@ -64,6 +64,7 @@ from nlgmetrics.text.tokenizers import (
 
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 REFERENCE_CACHE_SIZE = 2**17
+MAX_SMOOTH_VALUE = 1e6  # keeps every score finite, float32 resampling (compare) included
 
 
 @dataclass(frozen=True)
@@ -188,10 +189,9 @@ class BLEU:
             )
         check_max_order(self.max_ngram_order, "max_ngram_order")
         value = SMOOTH_DEFAULTS[self.smooth_method] if self.smooth_value is None else self.smooth_value
-        if value is not None and (
-            not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf
-        ):
-            raise ValueError(f"smooth_value must be a finite non-negative number, got {self.smooth_value!r}.")
+        if value is not None:
+            check_real("smooth_value", value, 0, MAX_SMOOTH_VALUE,
+                       "floor: the precision of an order without matches; add-k: k; larger ones overflow")
         object.__setattr__(self, "_smooth", value)
 
     @property

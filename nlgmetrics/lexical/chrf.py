@@ -24,7 +24,6 @@ instead, as ``segment_statistics`` does; both give the same statistics.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import checked_options
+from nlgmetrics.options import MAX_BETA, check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
 
@@ -281,9 +280,7 @@ class CHRF:
         if self.char_order + self.word_order == 0:
             raise ValueError("char_order and word_order are both 0: nothing to count; use char_order=6 (chrF) "
                              "or char_order=6, word_order=2 (chrF++).")
-        if isinstance(self.beta, bool) or not isinstance(self.beta, (int, float)) or not 0 <= self.beta < math.inf:
-            raise ValueError(f"beta must be a non-negative number (recall is beta times as important as "
-                             f"precision; default 2), got {self.beta!r}.")
+        check_real("beta", self.beta, 0, MAX_BETA, "recall is beta times as important as precision; default 2")
 
     @property
     def order(self) -> int:

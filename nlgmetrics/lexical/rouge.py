@@ -83,7 +83,7 @@ import numpy as np
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical import rouge_native
-from nlgmetrics.options import check_flag, checked_options
+from nlgmetrics.options import MAX_BETA, check_flag, check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices
 from nlgmetrics.text.rouge_tokenize import (
     RougeTokenizer,
@@ -96,6 +96,7 @@ from nlgmetrics.text.rouge_tokenize import (
 
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 DEFAULT_WEIGHT_FACTOR = 1.2
+MAX_WEIGHT_FACTOR = 16.0  # k**16 stays finite for every run length k below 10**19
 AGGREGATORS = ("mean", "bootstrap")
 BACKENDS = ("auto", "native", "python")
 BACKEND_ENV = "NLGMETRICS_ROUGE_BACKEND"  # the default of ``backend`` (else "auto")
@@ -151,11 +152,8 @@ def parse_rouge_type(name: object, weight_factor: float = DEFAULT_WEIGHT_FACTOR)
 
 
 def _check_weight(weight: object) -> None:
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 1:
-        raise ValueError(
-            "weight_factor must be a number >= 1 (f(k) = k^w; 1 gives plain LCS, ROUGE-1.5.5 uses 1.2), "
-            f"got {weight!r}."
-        )
+    check_real("weight_factor", weight, 1, MAX_WEIGHT_FACTOR,
+               "f(k) = k^w; 1 gives plain LCS, ROUGE-1.5.5 uses 1.2; k^w stays finite for any text up to this bound")
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -563,14 +561,6 @@ class RougeScorer:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Options and aggregation
-def _check_number(name: str, value: object, low: float, high: float, what: str) -> float:
-    """A finite real number in [low, high], else a ValueError that says what the option means."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not real or not (math.isfinite(value) and low <= value <= high):
-        raise ValueError(f"{name} must be a finite number {what}, got {value!r:.40}.")
-    return float(value)
-
-
 def _check_seed(name: str, value: object, allow_none: bool = True) -> None:
     if value is None and allow_none:
         return
@@ -608,12 +598,10 @@ def make_scorer(
     if alpha is not None and beta is not None:
         raise ValueError("give alpha (ROUGE-1.5.5's -p) or beta (F_beta), not both.")
     if alpha is not None:
-        alpha = _check_number("alpha", alpha, 0, 1, "in [0, 1] (1: precision only, 0: recall only)")
+        alpha = check_real("alpha", alpha, 0, 1, "1: precision only, 0: recall only")
     if beta is not None:
-        beta = _check_number(
-            "beta", beta, 0, math.inf,
-            ">= 0 (beta > 1 favours recall; for recall alone read the T_recall key rather than beta=inf)",
-        )
+        beta = check_real("beta", beta, 0, MAX_BETA,
+                          "beta > 1 favours recall; for recall alone read the recall key rather than a huge beta")
     if lang is not None:
         if not is_default_tokenizer(tokenizer):
             raise ValueError(

@@ -75,7 +75,7 @@ from nlgmetrics.lexical.rouge import (
     parse_rouge_type,
     skip_bigram_counter,
 )
-from nlgmetrics.options import check_flag
+from nlgmetrics.options import check_flag, check_real
 
 FLAVORS = ("rouge_score", "rouge155")
 DEFAULT_ROUGE155_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -893,9 +893,7 @@ def rouge155_scores(
             f"multi_ref must be 'average' (ROUGE-1.5.5 -f A, pooled counts) or 'best' (-f B, the reference with the "
             f"highest recall), got {multi_ref!r}."
         )
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise ValueError(f"alpha must be a number in [0, 1] (perl's -p; 0.5 is F1), got {alpha!r}.")
-    alpha = float(alpha)
+    alpha = check_real("alpha", alpha, 0, 1, "perl's -p; 0.5 is F1")
     figures: dict[str, np.ndarray] = {}
     shared = [t for t in types if t.kind in ("N", "L")]
     texts = shared_texts(preds, refs, options) if shared else None

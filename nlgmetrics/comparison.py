@@ -39,10 +39,12 @@ warning). sacrebleu gives ``1 / (R + 1)`` there: its strict ``>`` never counts a
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
+import numbers
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,11 +54,29 @@ from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.integration.suite import metric_options_for
 from nlgmetrics.options import check_flags
 from nlgmetrics.registry import get_metric, get_spec, load_object
-from nlgmetrics.stats import DEFAULT_SEED, sacrebleu_interval
+from nlgmetrics.stats import DEFAULT_SEED, check_resamples, draw_chunks, sacrebleu_interval
 
 PAIRED_TESTS = ("bs", "ar")
 SIGNIFICANCE_LEVEL = 0.05
-_CHUNK = 1000  # resamples or trials per matrix product, bounding memory to _CHUNK x n_segments floats
+
+
+class _Draws:
+    """A seeded stream of resample indices (or, with ``swaps``, randomization flags), replayed chunk by chunk for each
+    metric (:func:`nlgmetrics.stats.draw_chunks`): memory is one chunk, never ``rows x n_segments``."""
+
+    def __init__(self, rng: np.random.Generator, n_items: int, rows: int, swaps: bool = False) -> None:
+        self.state = copy.deepcopy(rng.bit_generator.state)
+        self.n_items, self.rows, self.swaps = n_items, rows, swaps
+
+    def chunks(self, rng: np.random.Generator | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """``(first row, chunk)`` pairs; ``rng`` (at this stream's start) is advanced past it, else a copy is used."""
+        if rng is None:
+            rng = np.random.Generator(np.random.PCG64())
+            rng.bit_generator.state = copy.deepcopy(self.state)
+        start = 0
+        for chunk in draw_chunks(rng, self.n_items, self.rows, self.swaps):
+            yield start, chunk
+            start += len(chunk)
 
 
 @dataclass(frozen=True)
@@ -152,19 +172,19 @@ def segment_scores(
     return _example_scores(metric, options, systems, references)
 
 
-def _bootstrap_sums(rows: Sequence[np.ndarray], indices: np.ndarray, float32: bool) -> list[np.ndarray]:
+def _bootstrap_sums(rows: Sequence[np.ndarray], draws: _Draws, float32: bool) -> list[np.ndarray]:
     """For each ``(n, k)`` array of ``rows``, the row sums of each resample, ``(R, k)``: ``rows[indices].sum(1)``
-    without materialising ``(R, n, k)``. The resample counts are built once for all the arrays; each array gets its
-    own product, so its sums do not depend on the other arrays (the order of the systems)."""
+    without materialising ``(R, n, k)`` or the ``(R, n)`` indices. The resample counts are built once per chunk for
+    all the arrays; each array gets its own product, so its sums do not depend on the other arrays (the order of the
+    systems)."""
     values = [part.astype(np.float32).astype(np.float64) if float32 else part.astype(np.float64) for part in rows]
     n = len(values[0])
-    out = [np.empty((len(indices), part.shape[1])) for part in values]
-    for start in range(0, len(indices), _CHUNK):
-        chunk = indices[start : start + _CHUNK]
+    out = [np.empty((draws.rows, part.shape[1])) for part in values]
+    for start, chunk in draws.chunks():
         flat = (np.arange(len(chunk))[:, None] * n + chunk).ravel()
         counts = np.bincount(flat, minlength=len(chunk) * n).reshape(len(chunk), n).astype(np.float64)
         for sums, part in zip(out, values):
-            sums[start : start + _CHUNK] = counts @ part  # exact: integer counts times (float32-rounded) statistics
+            sums[start : start + len(chunk)] = counts @ part  # exact: integer counts times (float32-rounded) stats
     return out
 
 
@@ -224,14 +244,15 @@ def compare(
     metric_options = metric_options_for(metrics, metric_options)  # the suite's check: only compared metrics, dicts
     order = [baseline] + [name for name in names if name != baseline]
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the draws as sacrebleu's, replayed in chunks (bounded memory)
     if paired == "bs":
-        bs_indices = rng.choice(n, size=(n_resamples, n), replace=True)
-        sys_indices = bs_indices
+        bs_indices = sys_indices = _Draws(rng, n, n_resamples)
     else:
-        bs_indices = np.random.default_rng(seed).choice(n, size=(n_resamples, n), replace=True)
-        swaps = rng.integers(2, size=(n_trials, n), dtype=bool)
-        sys_indices = rng.choice(n, size=(n_resamples, n), replace=True)
+        bs_indices = _Draws(np.random.default_rng(seed), n, n_resamples)
+        swaps = _Draws(rng, n, n_trials, swaps=True)
+        for _ in swaps.chunks(rng):  # advance rng past the trials: the systems' resamples come after them
+            pass
+        sys_indices = _Draws(rng, n, n_resamples)
 
     results: list[dict[str, Any]] = []
     for metric in metrics:
@@ -277,21 +298,21 @@ def compare(
 
 
 def _ar_p_value(
-    base_rows: np.ndarray, rows: np.ndarray, swaps: np.ndarray, stat: SegmentScores, n: int, difference: float
+    base_rows: np.ndarray, rows: np.ndarray, swaps: _Draws, stat: SegmentScores, n: int, difference: float
 ) -> float:
     """Approximate randomization: trials whose shuffled pseudo-systems differ by more than ``difference``."""
     base, other = base_rows.astype(np.float64), rows.astype(np.float64)
     total = base + other
     exceed, differ = 0, False
-    for start in range(0, len(swaps), _CHUNK):
-        keep = swaps[start : start + _CHUNK].astype(np.float64)
+    for _, chunk in swaps.chunks():
+        keep = chunk.astype(np.float64)
         a = keep @ base + (1.0 - keep) @ other  # pseudo-system A: the baseline where kept, else the system
         b = total.sum(0) - a  # pseudo-system B: the rest
         a_scores, b_scores = _scores(a, stat, n), _scores(b, stat, n)
         trial_differences = np.abs(a_scores - b_scores)
         exceed += int(np.sum(trial_differences > difference))
         differ = differ or bool(trial_differences.any())
-    return _p_value(exceed, len(swaps)) if differ else 1.0  # every trial difference 0: nothing differs
+    return _p_value(exceed, swaps.rows) if differ else 1.0  # every trial difference 0: nothing differs
 
 
 def _check_finite(row: dict[str, Any]) -> None:
@@ -328,9 +349,8 @@ def _check_inputs(
     if paired not in PAIRED_TESTS:
         raise ValueError(f"paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {paired!r}.")
     for label, value in (("n_resamples", n_resamples), ("n_trials", n_trials)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-            raise ValueError(f"{label} must be an integer of at least 2 (sacrebleu: 1000 / 10000), got {value!r}.")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        check_resamples(label, value)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer or None (OS entropy), got {seed!r}.")
     refs = check_references(references)
     if not refs:

@@ -232,10 +232,10 @@ def test_reference_cache_is_keyed_by_settings():
 
 @pytest.mark.parametrize(
     "options, match",
-    [({"char_order": -1}, "char_order must be a non-negative integer"),
-     ({"char_order": 6.0}, "char_order must be a non-negative integer"),
-     ({"word_order": True}, "word_order must be a non-negative integer"),
-     ({"word_order": "2"}, "word_order must be a non-negative integer"),
+    [({"char_order": -1}, r"char_order must be an integer in \[0, 32\]"),
+     ({"char_order": 6.0}, r"char_order must be an integer in \[0, 32\]"),
+     ({"word_order": True}, r"word_order must be an integer in \[0, 32\]"),
+     ({"word_order": "2"}, r"word_order must be an integer in \[0, 32\]"),
      ({"char_order": 0}, "both 0"),
      ({"beta": -1}, r"beta must be a finite number in \[0, 1e\+06\]"),
      ({"beta": "2"}, "beta must be a number"),

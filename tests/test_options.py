@@ -90,3 +90,60 @@ def test_every_float_option_gives_a_finite_score_or_names_its_range(name, option
     values = [v for v in result.values() if isinstance(v, float)]
     values += [x for v in result.values() if isinstance(v, list) for x in v if isinstance(x, float)]
     assert values and all(math.isfinite(v) for v in values)
+
+
+@pytest.mark.parametrize("option", ["char_order", "word_order"])
+def test_chrf_orders_are_bounded(option):
+    """Issue 29.6: chrF char_order/word_order = 10**9 never returned (10**6: 10 s)."""
+    from nlgmetrics.lexical.chrf import MAX_ORDER, compute_chrf
+
+    with pytest.raises(ValueError, match=rf"{option} must be an integer in \[0, {MAX_ORDER}\]"):
+        compute_chrf(["the cat"], ["the cat"], **{option: 10**9})
+    assert compute_chrf(["the cat"], ["the cat"], **{option: MAX_ORDER})["score"] == 100.0
+
+
+def test_google_bleu_cost_does_not_depend_on_max_len(monkeypatch):
+    """Issue 29.6: google_bleu max_len=10**4 took 16-83 s on a 6-word pair: orders beyond the text are not visited,
+    and the numbers stay nltk's."""
+    from nltk.translate.gleu_score import corpus_gleu
+
+    from nlgmetrics.lexical import gleu
+
+    real = gleu.ngram_counts
+
+    def bounded(tokens, max_order):
+        assert max_order <= len(tokens), f"asked for order {max_order} of a {len(tokens)}-token text"
+        return real(tokens, max_order)
+
+    monkeypatch.setattr(gleu, "ngram_counts", bounded)
+    gleu._reference_counts.cache_clear()
+    preds, refs = ["the cat sat on the mat", "a dog"], [["the cat sat on a mat", "there is a cat"], ["a dog barks"]]
+    for min_len, max_len in [(1, 10**4), (3, 10**9), (7, 10**9)]:
+        ours = gleu.compute_google_bleu(preds, refs, tokenizer=str.split, min_len=min_len, max_len=max_len)
+        expected = corpus_gleu([[r.split() for r in group] for group in refs], [p.split() for p in preds],
+                               min_len=min_len, max_len=min(max_len, 10))  # nltk: orders past the text add nothing
+        assert ours["google_bleu"] == expected
+
+
+@pytest.mark.parametrize("call", ["compare", "bleu", "chrf", "rouge"])
+def test_resample_counts_are_bounded(call):
+    """Issue 29.6: compare --n-resamples 10**9 allocated gigabytes or died with numpy's MemoryError."""
+    from nlgmetrics import compare
+    from nlgmetrics.registry import get_metric
+
+    with pytest.raises(ValueError, match=r"must be an integer in \[2, 100000\]"):
+        if call == "compare":
+            compare({"a": ["x y", "z"], "b": ["x", "y z"]}, ["x y", "z"], ["bleu"], n_resamples=10**9)
+        else:
+            get_metric(call)(["x y", "z"], ["x y", "z"], n_bootstrap=10**9)
+
+
+def test_cli_n_resamples_is_one_line(tmp_path, capsys):
+    from nlgmetrics.cli import main
+
+    for name in ("r", "a", "b"):
+        (tmp_path / name).write_text("x y\nz\n")
+    assert main(["compare", "-r", str(tmp_path / "r"), "-b", str(tmp_path / "a"), str(tmp_path / "b"),
+                 "--n-resamples", str(10**9)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "n_resamples must be an integer in [2, 100000]" in err

@@ -302,7 +302,7 @@ def test_perls_drand48_and_alpha():
         ({"byte_limit_bug": True}, ValueError, "needs byte_limit"),
         ({"wordnet_exceptions": True}, ValueError, "use_stemmer=True"),
         ({"remove_stopwords": "yes"}, TypeError, "True or False"),
-        ({"n_bootstrap": -3}, ValueError, "positive integer"),
+        ({"n_bootstrap": -3}, ValueError, r"n_bootstrap must be an integer in \[1, 100000\]"),
         ({"confidence_interval": 95}, ValueError, r"\[0, 1\]"),
         ({"eval_ids": ["1", "1"]}, ValueError, "each of the 2 examples once"),
     ],

@@ -35,7 +35,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import MAX_BETA, check_real, checked_options
+from nlgmetrics.options import MAX_BETA, check_int, check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
 
@@ -258,9 +258,13 @@ def _ngrams(text: str, char_order: int, word_order: int, lowercase: bool, whites
     return counts
 
 
+#: the highest char_order / word_order: each order adds three statistics per segment (memory and time grow with it);
+#: sacrebleu's defaults are 6 and 0 (2 for chrF++).
+MAX_ORDER = 32
+
+
 def _check_order(name: str, value: object, default: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer (default {default}), got {value!r}.")
+    check_int(name, value, 0, MAX_ORDER, f"default {default}")
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,13 @@ REFERENCE_CACHE_SIZE = 2**16
 
 
 def _counts(tokens: Sequence, min_len: int, max_len: int) -> tuple[list[Counter], int]:
-    """The n-gram counts of orders min_len..max_len, and how many n-grams that is."""
-    total = sum(max(len(tokens) - n + 1, 0) for n in range(min_len, max_len + 1))
-    return ngram_counts(tokens, max_len)[min_len - 1 :], total
+    """The n-gram counts of orders min_len..max_len, and how many n-grams that is. Orders longer than the text have
+    no n-grams and are not visited, so the cost does not depend on ``max_len`` (nltk's numbers: they add nothing)."""
+    top = min(max_len, len(tokens))
+    if top < min_len:
+        return [], 0
+    total = sum(len(tokens) - n + 1 for n in range(min_len, top + 1))
+    return ngram_counts(tokens, top)[min_len - 1 :], total
 
 
 @lru_cache(maxsize=REFERENCE_CACHE_SIZE)

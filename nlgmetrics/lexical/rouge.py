@@ -84,7 +84,7 @@ import numpy as np
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical import rouge_native
 from nlgmetrics.options import MAX_BETA, check_flag, check_real, checked_options
-from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices
+from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices, check_resamples
 from nlgmetrics.text.rouge_tokenize import (
     RougeTokenizer,
     TokenizerSpec,
@@ -865,8 +865,7 @@ def compute_rouge(
     _check_seed("numpy_seed", numpy_seed)
     use_aggregator = check_flag("use_aggregator", use_aggregator)
     if n_bootstrap:
-        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral) or n_bootstrap < 2:
-            raise ValueError(f"n_bootstrap must be an integer of at least 2 (0: no interval), got {n_bootstrap!r:.30}.")
+        check_resamples("n_bootstrap", n_bootstrap)
         if not use_aggregator:
             raise ValueError("n_bootstrap needs use_aggregator=True: intervals are over the mean of the examples.")
     if isinstance(confidence_interval, bool) or not isinstance(confidence_interval, numbers.Real) or not (

@@ -75,7 +75,8 @@ from nlgmetrics.lexical.rouge import (
     parse_rouge_type,
     skip_bigram_counter,
 )
-from nlgmetrics.options import check_flag, check_real
+from nlgmetrics.options import check_flag, check_int, check_real
+from nlgmetrics.stats import MAX_RESAMPLES
 
 FLAVORS = ("rouge_score", "rouge155")
 DEFAULT_ROUGE155_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -956,10 +957,7 @@ def compute_rouge155(
     if not use_aggregator:
         return {name + suffixes[c]: column[:, c].tolist() for name, column in figures.items() for c in (2, 1, 0)}
     n_resamples = PERL_RESAMPLES if not n_bootstrap else n_bootstrap
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise ValueError(
-            f"n_bootstrap (perl's -r) must be a positive integer, or 0 for perl's 1000; got {n_bootstrap!r}."
-        )
+    n_resamples = check_int("n_bootstrap", n_resamples, 1, MAX_RESAMPLES, "perl's -r; 0 for perl's 1000")
     if (
         isinstance(confidence_interval, bool)
         or not isinstance(confidence_interval, (int, float))

@@ -377,3 +377,46 @@ def test_bootstrap_integer_sums_equal_perls_float_sums():
                 assert [_r5(x) for x in mine] == [_r5(x) for x in theirs]
     assert fast_checked >= 4
     assert _bootstrap_from_units(np.array([[0.123456], [0.5]]), 10, 95) is None
+
+
+@pytest.mark.parametrize("key", ["A/base", "B/ms", "C/fA"])
+def test_long_text_skip_bigram_route_gives_perls_figures(perl, key, monkeypatch):
+    """Issue 29.7: ROUGE-S* of the perl flavor listed every skip-bigram (quadratic memory; a 20,000-word pair did not
+    finish in 180 s). Long texts now take the default flavor's prefix-sum count: forced here on perl's cases."""
+    import nlgmetrics.lexical.rouge155 as flavor
+
+    monkeypatch.setattr(flavor, "SKIP_PAIR_LIMIT", 0)
+    _FIGURES.pop(key, None)
+    try:
+        ours = our_figures(perl, key)
+    finally:
+        _FIGURES.pop(key, None)
+    run = perl["runs"][key]
+    checked = 0
+    for perl_type, expected in run["figures"].items():
+        if "-S" not in perl_type:
+            continue
+        for want, got in zip(expected, ours[perl_type]):
+            assert " ".join(f"{x:.5f}" for x in got) == want
+            checked += 1
+    assert checked
+
+
+def test_long_text_skip_bigrams_in_linear_memory(monkeypatch):
+    import random
+    import tracemalloc
+
+    import nlgmetrics.lexical.rouge155 as flavor
+
+    rng = random.Random(3)
+    model = " ".join(f"w{rng.randrange(300)}" for _ in range(2000))
+    peer = " ".join(f"w{rng.randrange(300)}" for _ in range(2000))
+    tracemalloc.start()
+    fast = rouge155_scores([peer], [model], ["rougeS*", "rougeSU*"])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 * 2**20, f"peak {peak / 2**20:.0f} MiB"  # listing the 2 million skip-bigrams: 42 MiB, quadratic
+    monkeypatch.setattr(flavor, "SKIP_PAIR_LIMIT", 10**9)  # the pair-listing route gives the same figures
+    flavor.clear_caches()
+    slow = rouge155_scores([peer], [model], ["rougeS*", "rougeSU*"])
+    assert all(np.array_equal(fast[k], slow[k]) for k in fast)

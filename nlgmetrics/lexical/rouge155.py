@@ -65,6 +65,7 @@ from threadpoolctl import ThreadpoolController
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical.rouge import (
     DEFAULT_WEIGHT_FACTOR,
+    SKIP_PAIR_LIMIT,
     RougeType,
     _check_weight,
     compute_rouge,
@@ -74,6 +75,8 @@ from nlgmetrics.lexical.rouge import (
     overlap,
     parse_rouge_type,
     skip_bigram_counter,
+    skip_bigram_hits,
+    skip_bigram_total,
 )
 from nlgmetrics.options import check_flag, check_int, check_real
 from nlgmetrics.stats import MAX_RESAMPLES
@@ -478,11 +481,21 @@ def type_statistics(rouge_type: RougeType, model: _Text, peer: _Text) -> tuple[f
         hit = overlap(model.ngrams(n), peer.ngrams(n)) if model_count else 0
         return hit, model_count, max(len(peer.tokens) - n + 1, 0), _r5(hit / model_count) if model_count else 0.0
     if kind == "S":
-        model_counts = model.skips(rouge_type.skip, rouge_type.unigrams)
-        peer_counts = peer.skips(rouge_type.skip, rouge_type.unigrams)
-        model_count = sum(model_counts.values())
-        hit = overlap(model_counts, peer_counts) if model_count else 0
-        return hit, model_count, sum(peer_counts.values()), _r5(hit / model_count) if model_count else 0.0
+        skip, unigrams = rouge_type.skip, rouge_type.unigrams
+
+        def total(tokens: tuple[str, ...]) -> int:  # perl's loop gives no unigram for the last token
+            return skip_bigram_total(len(tokens), skip) + (len(tokens) - 1 if unigrams and len(tokens) > 1 else 0)
+
+        model_count, peer_count = total(model.tokens), total(peer.tokens)
+        if not model_count:
+            hit = 0
+        elif max(model_count, peer_count) <= SKIP_PAIR_LIMIT:
+            hit = overlap(model.skips(skip, unigrams), peer.skips(skip, unigrams))
+        else:  # long texts: the default flavor's prefix-sum count, linear memory, no pair listed
+            hit = skip_bigram_hits(model.tokens, peer.tokens, skip)
+            if unigrams and len(model.tokens) > 1 and len(peer.tokens) > 1:
+                hit += overlap(Counter(model.tokens[:-1]), Counter(peer.tokens[:-1]))
+        return hit, model_count, peer_count, _r5(hit / model_count) if model_count else 0.0
     if kind == "L":
         hit = _union_lcs_hits(model, peer)
         base = sum(map(len, model.sentences))

@@ -302,6 +302,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.plot_alignment:
         args.plot_alignment = figure_path("--plot-alignment", args.plot_alignment,
                                           [args.predictions, *args.references], ("png",))
+    try:
+        options = get_spec(args.metric).canonical_options(options)  # aliases (HF evaluate's names) -> ours
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     predictions, references = load_pairs(args.predictions, args.references)
     if "verbose" in declared and "verbose" not in options and show_progress(args.progress, len(predictions)):
         options["verbose"] = True

@@ -239,7 +239,7 @@ def compare(
     if isinstance(metrics, str):
         metrics = [metrics]
     names, refs, baseline = _check_inputs(systems, references, metrics, baseline, paired, n_resamples, n_trials, seed)
-    system_texts = {name: check_predictions(list(systems[name]), f"systems[{name!r}]") for name in names}
+    system_texts = {name: check_predictions(systems[name], f"systems[{name!r}]") for name in names}
     n = len(refs)
     metric_options = metric_options_for(metrics, metric_options)  # the suite's check: only compared metrics, dicts
     order = [baseline] + [name for name in names if name != baseline]
@@ -356,9 +356,7 @@ def _check_inputs(
     if not refs:
         raise ValueError("no segments to compare: references is empty.")
     for name in names:
-        predictions = systems[name]
-        if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence):
-            raise TypeError(f"systems[{name!r}] must be a list of strings, one per segment.")
+        predictions = check_predictions(systems[name], f"systems[{name!r}]")  # lists, tuples, numpy, pandas
         if len(predictions) != len(refs):
             raise ValueError(
                 f"system {name!r} has {len(predictions)} segments but there are {len(refs)} references: every system "

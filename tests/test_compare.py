@@ -259,3 +259,29 @@ def test_memory_is_bounded_by_the_chunk_not_resamples_times_segments():
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert peak < 120 * 2**20, f"{paired}: peak {peak / 2**20:.0f} MiB"  # 1000 x 20,000 int64 alone is 153 MiB
+
+
+def test_numpy_and_pandas_systems_and_numpy_integers():
+    """Issue 29.11: compare refused numpy/pandas systems and numpy integers that the rest of the library accepts."""
+    pd = pytest.importorskip("pandas")
+    systems = {"a": ["the cat sat on the mat", "a dog barks"], "b": ["a cat sat on a mat", "the dog barks"]}
+    refs = ["the cat sat on the mat", "the dog barks"]
+    expected = compare(systems, refs, ["bleu"], n_resamples=50, seed=3)
+    as_arrays = {"a": np.array(systems["a"]), "b": pd.Series(systems["b"])}
+    assert compare(as_arrays, np.array(refs), ["bleu"], n_resamples=np.int64(50), seed=np.int32(3)) == expected
+
+
+def test_ter_takes_hf_evaluates_option_names_in_compare_and_the_cli(tmp_path, capsys):
+    """Issue 29.11: TER's evaluate names (ignore_punct, support_zh_ja_chars) were refused by the CLI and compare."""
+    from nlgmetrics.cli import main
+
+    systems = {"a": ["the cat , sat .", "a dog"], "b": ["the cat sat", "a dog !"]}
+    refs = ["the cat sat", "a dog"]
+    ours = compare(systems, refs, ["ter"], n_resamples=20, metric_options={"ter": {"no_punct": True}})
+    hf = compare(systems, refs, ["ter"], n_resamples=20, metric_options={"ter": {"ignore_punct": True}})
+    assert hf == ours and ours[0]["score"] == 0.0
+    for name, lines in (("a", systems["a"]), ("r", refs)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    argv = ["score", "-m", "ter", "-p", str(tmp_path / "a"), "-r", str(tmp_path / "r"), "-f", "json"]
+    assert main([*argv, "-o", "ignore_punct=true", "-o", "support_zh_ja_chars=false"]) == 0
+    assert '"score": 0.0' in capsys.readouterr().out

@@ -31,7 +31,7 @@ def test_every_boolean_option_refuses_non_bools(name, option, value):
     nist_mt and chrf: every flag of every metric now takes only True/False (and 0/1)."""
     spec = SPECS[name]
     with pytest.raises(TypeError, match=f"{spec.aliases.get(option, option)} must be True or False"):
-        spec.function(["the cat sat on the mat"], ["the cat sat on the mat"], **{option: value})
+        spec.function(["the cat sat on the mat"], ["the cat sat on the mat"], **spec.canonical_options({option: value}))
 
 
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])

@@ -310,6 +310,16 @@ def _previous_build(out: Path) -> list[str]:
     return files
 
 
+def _module_name(name: str, what: str) -> str:
+    """``name`` if a Space's script can be named after it: ``evaluate.load(DIR)`` (or ``"org/NAME"``) imports
+    ``<name>.py`` as a Python module, so no dots and not empty; a HubError naming ``what`` otherwise."""
+    if name in ("", ".", "..") or "." in name:
+        raise HubError(f"{what}: evaluate.load imports the Space's script <folder name>.py as a Python module, so the "
+                       f"name must be a plain name without dots (e.g. {name.replace('.', '_').strip('_') or 'space'}); "
+                       f"got {name!r}.")
+    return name
+
+
 def build_space(
     name: str, out: str | Path, *, source: str | Path | None = None, overwrite: bool = False,
     wheel: str | Path | None = None, requirement: str | None = None, marker: bool = True,
@@ -337,12 +347,13 @@ def build_space(
             raise HubError(f"{out} exists and is not empty; choose another --out, or pass --overwrite to replace a "
                            "previous Space build there.")
         previous = [*_previous_build(out), MARKER]
-    script_name = f"{out.resolve().name}.py"
+    folder_name = _module_name(out.name, f"--out {out}")  # as given: evaluate.load(DIR) does not resolve links
+    script_name = f"{folder_name}.py"
     siblings = [p for p in sorted(module_dir.glob("*.py")) if p != script]
     card_files = [p for p in sorted(card_dir.iterdir()) if p.is_file() and p.name not in GENERATED]
     taken = set(GENERATED) | {p.name for p in siblings} | {p.name for p in card_files}
     if script_name == ".py" or script_name in taken:
-        raise HubError(f"the folder cannot be called {out.resolve().name!r}: its script {script_name} would clash "
+        raise HubError(f"the folder cannot be called {folder_name!r}: its script {script_name} would clash "
                        "with another file of the Space; choose another --out.")
     if requirement is not None and wheel is not None:
         raise HubError("pass either --wheel (bundled) or --requirement (installed from elsewhere), not both.")
@@ -393,6 +404,20 @@ def _write_new(path: Path, data: bytes) -> None:
 
 
 # -- publishing ---------------------------------------------------------------------------------------------------
+def _check_repo_id(repo_id: str) -> None:
+    """A Space id the Hub accepts (huggingface_hub's own rule: no ``--`` or ``..``, at most 96 characters, no
+    leading or trailing ``-``/``.``, not ending in ``.git``), in the ``ORG/NAME`` form, whose NAME can name the script."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    if not isinstance(repo_id, str) or not _REPO.match(repo_id):
+        raise HubError(f"--repo must be ORG/NAME (a Space id), got {repo_id!r}.")
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        raise HubError(f"--repo {repo_id!r} is not a Space id the Hub accepts: {exc}") from None
+    _module_name(repo_id.split("/", 1)[1], f"--repo {repo_id}")
+
+
 @dataclass
 class PublishResult:
     """What :func:`publish_space` did (or, with ``dry_run``, would do)."""
@@ -435,8 +460,7 @@ def publish_space(
     (the exact files that would be uploaded) without touching the Hub. ``api``: an ``HfApi``-like client (default
     ``huggingface_hub.HfApi(token=token)``). Failures talking to the Hub raise :class:`HubError`.
     """
-    if not _REPO.match(repo_id):
-        raise HubError(f"--repo must be ORG/NAME (a Space id), got {repo_id!r}.")
+    _check_repo_id(repo_id)
     if tag is not None and not _TAG.match(tag):
         raise HubError(f"--tag must look like vX.Y.Z (e.g. v{__version__}), got {tag!r}.")
     space_name = repo_id.split("/", 1)[1]

@@ -277,3 +277,25 @@ def test_evaluate_module_matches_hf_chrf_and_doctest(wmt17_deen):
     runner = doctest.DocTestRunner()
     runner.run(test)
     assert runner.tries >= 5 and runner.failures == 0
+
+
+def test_reference_corpus_cache_is_bounded_by_bytes(monkeypatch):
+    """Issue 29.8: chrF's reference cache kept up to four encoded corpora whatever their size (~530 MB each for 10**5
+    pairs: 2.2 GB after the calls). It is bounded by bytes now: a corpus over the budget is not kept."""
+    from nlgmetrics import _cache
+
+    refs = [f"reference number {i} with some words" for i in range(2000)]
+    preds = [f"prediction number {i} with words" for i in range(2000)]
+    chrf_module._reference_set.cache_clear()
+    compute_chrf(preds, refs)
+    info = chrf_module._reference_set.cache_info()
+    assert info.currsize == 1 and 0 < info.bytes <= info.maxsize == _cache.REFERENCE_CORPUS_BYTES
+    assert info.bytes >= _cache.deep_size(chrf_module._reference_set(tuple((r,) for r in refs), 6, 0, False, False))
+    budget = info.bytes * 3 - 1  # room for two such corpora (a little larger each), not three
+    small = _cache.byte_lru_cache(budget)(chrf_module._reference_set.__wrapped__)
+    for shift in range(3):
+        small(tuple((r + "x" * shift,) for r in refs), 6, 0, False, False)
+        assert small.cache_info().bytes <= budget
+    assert small.cache_info().currsize == 2
+    tiny = _cache.byte_lru_cache(10)(chrf_module._reference_set.__wrapped__)
+    assert tiny(tuple((r,) for r in refs), 6, 0, False, False) is not None and tiny.cache_info().currsize == 0

@@ -43,6 +43,7 @@ from itertools import chain, repeat
 import numpy as np
 
 from nlgmetrics import __version__
+from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
@@ -122,7 +123,7 @@ def _tokens_of(texts: Sequence[str], tokenize: TokenizerSpec, lowercase: bool) -
     return [text_tokens(text, tokenize, lowercase) for text in texts]
 
 
-@lru_cache(maxsize=4)
+@byte_lru_cache(REFERENCE_CORPUS_BYTES)
 def _encode_references(
     references: Sequence[Sequence[str]], tokenize: TokenizerSpec, lowercase: bool, max_order: int
 ) -> _EncodedReferences:

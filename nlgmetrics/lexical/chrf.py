@@ -34,6 +34,7 @@ from operator import add
 import numpy as np
 
 from nlgmetrics import __version__
+from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import MAX_BETA, check_int, check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
@@ -194,7 +195,7 @@ class _ReferenceSet:
     words: _EncodedReferences | None
 
 
-@lru_cache(maxsize=4)
+@byte_lru_cache(REFERENCE_CORPUS_BYTES)
 def _reference_set(
     references: tuple[tuple[str, ...], ...], char_order: int, word_order: int, lowercase: bool, whitespace: bool
 ) -> _ReferenceSet | None:

@@ -29,10 +29,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
+from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
@@ -58,7 +58,7 @@ def _tokens(text: str, tokenize: str | None, lowercase: bool, western_lang: bool
     return get_tokenizer(tokenize)(text.lower() if lowercase else text)
 
 
-@lru_cache(maxsize=8)
+@byte_lru_cache(REFERENCE_CORPUS_BYTES)
 def _reference_set(
     references: tuple[tuple[str, ...], ...], tokenize: str | None, lowercase: bool, western_lang: bool, max_order: int
 ) -> tuple[list[list[tuple[int, list[Counter]]]], dict]:

@@ -420,3 +420,37 @@ def test_long_text_skip_bigrams_in_linear_memory(monkeypatch):
     flavor.clear_caches()
     slow = rouge155_scores([peer], [model], ["rougeS*", "rougeSU*"])
     assert all(np.array_equal(fast[k], slow[k]) for k in fast)
+
+
+def test_long_text_weighted_lcs_in_sublinear_table_memory():
+    """Issue 29.7: the perl flavor's ROUGE-W kept the whole weighted-LCS table for its trace back (a 20,000-word
+    pair: 2.6 GB). Checkpoint rows and one recomputed block at a time give the same marks."""
+    import random
+    import tracemalloc
+
+    from nlgmetrics.lexical import rouge155 as flavor
+
+    rng = random.Random(5)
+    model = [f"w{rng.randrange(200)}" for _ in range(1500)]
+    peer = [w if rng.random() < 0.6 else f"w{rng.randrange(200)}" for w in model]
+    f = [k**1.2 for k in range(len(model) + 2)]
+    tracemalloc.start()
+    marks = flavor._wlcs_marks(model, peer, f)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB"  # the full table: 17.6 MiB here, quadratic
+    # the reference: the same trace back over the whole table
+    rows, c, k = [[0.0] * (len(peer) + 1)], [0.0] * (len(peer) + 1), [0] * (len(peer) + 1)
+    for x in model:
+        c, k = flavor._wlcs_row(x, peer, c, k, f)
+        rows.append(c)
+    expected, i, j = [], len(model), len(peer)
+    while i and j:
+        if model[i - 1] == peer[j - 1]:
+            i, j = i - 1, j - 1
+            expected.append(i)
+        elif rows[i - 1][j] >= rows[i][j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    assert marks == expected and len(marks) > 500

@@ -401,39 +401,58 @@ def _union_lcs_hits(model: _Text, peer: _Text) -> int:
     return hits
 
 
-def _wlcs_marks(model: Sequence[str], peer: Sequence[str], f: list[float]) -> list[int]:
-    """Model positions of the weighted LCS perl's ``wlcs_inner`` + ``markLCS`` mark (f[k] = k^w)."""
+def _wlcs_row(x: str, peer: Sequence[str], prev_c: list[float], prev_k: list[int], f: list[float]):
+    """One row of perl's ``wlcs_inner`` table for model token ``x``: (c, k) of every peer prefix."""
     n = len(peer)
-    prev_c = [0.0] * (n + 1)
-    prev_k = [0] * (n + 1)
-    rows = [prev_c]
-    for x in model:
-        cur_c = [0.0] * (n + 1)
-        cur_k = [0] * (n + 1)
-        left = 0.0
-        for j in range(n):
-            if peer[j] == x:
-                k = prev_k[j]
-                left = prev_c[j] + f[k + 1] - f[k]  # perl: (c + f(k+1)) - f(k), in this order
-                cur_k[j + 1] = k + 1
-            else:
-                up = prev_c[j + 1]
-                if up >= left:  # noqa: PLR1730 (an if is faster than max() here)
-                    left = up
-            cur_c[j + 1] = left
-        rows.append(cur_c)
-        prev_c, prev_k = cur_c, cur_k
-    marks = []
-    i, j = len(model), n
-    while i and j:
-        if model[i - 1] == peer[j - 1]:
-            i -= 1
-            j -= 1
-            marks.append(i)
-        elif rows[i - 1][j] >= rows[i][j - 1]:
-            i -= 1
+    cur_c = [0.0] * (n + 1)
+    cur_k = [0] * (n + 1)
+    left = 0.0
+    for j in range(n):
+        if peer[j] == x:
+            k = prev_k[j]
+            left = prev_c[j] + f[k + 1] - f[k]  # perl: (c + f(k+1)) - f(k), in this order
+            cur_k[j + 1] = k + 1
         else:
-            j -= 1
+            up = prev_c[j + 1]
+            if up >= left:  # noqa: PLR1730 (an if is faster than max() here)
+                left = up
+        cur_c[j + 1] = left
+    return cur_c, cur_k
+
+
+def _wlcs_marks(model: Sequence[str], peer: Sequence[str], f: list[float]) -> list[int]:
+    """Model positions of the weighted LCS perl's ``wlcs_inner`` + ``markLCS`` mark (f[k] = k^w).
+
+    The trace back needs the whole table; it is kept as checkpoint rows every ``B = sqrt(len(model))`` rows and
+    recomputed one block at a time as the trace reaches it: O(sqrt(len(model)) * len(peer)) memory instead of the
+    table's len(model) * len(peer) (a 20,000-word pair took 2.6 GB), the same values, so the same marks.
+    """
+    n, rows_total = len(peer), len(model)
+    block = max(1, math.isqrt(rows_total))
+    c, k = [0.0] * (n + 1), [0] * (n + 1)
+    checkpoints = {0: (np.array(c), np.array(k, dtype=np.int64))}
+    for i, x in enumerate(model, 1):
+        c, k = _wlcs_row(x, peer, c, k, f)
+        if i % block == 0 and i < rows_total:
+            checkpoints[i] = (np.array(c), np.array(k, dtype=np.int64))
+    marks = []
+    i, j = rows_total, n
+    while i and j:
+        first = (i - 1) // block * block  # the block holding rows first .. i
+        c, k = (part.tolist() for part in checkpoints[first])
+        rows = [np.array(c)]
+        for x in model[first:i]:
+            c, k = _wlcs_row(x, peer, c, k, f)
+            rows.append(np.array(c))
+        while i > first and j:
+            if model[i - 1] == peer[j - 1]:
+                i -= 1
+                j -= 1
+                marks.append(i)
+            elif rows[i - 1 - first][j] >= rows[i - first][j - 1]:
+                i -= 1
+            else:
+                j -= 1
     return marks
 
 

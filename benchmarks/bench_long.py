@@ -8,7 +8,7 @@ is refused up front (MoverScore's exact transport past its size limit) reports t
 
     python -m benchmarks.bench_long [--data ../shared/data] [--words 20000] [--timeout 300] [--rows bleu,rougeW,...]
 
-Rows: bleu; rouge-1/2/L, rougeW, rougeS* (ROUGE types); meteor; bertscore-window (every token, sliding windows);
+Rows: bleu; rouge-1/2/L, rougeW, rougeS* (ROUGE types; also with the ROUGE-1.5.5 flavor); ter; meteor; bertscore-window (every token, sliding windows);
 moverscore-truncate (v2's default, first 512 tokens), moverscore-window-exact (refused up front: past the exact
 solver's size limit), moverscore-window-relaxed (every token, one-sided transport in blocks).
 
@@ -37,6 +37,9 @@ ROWS: dict[str, tuple[str, dict, str]] = {
     "rouge-1/2/L": ("rouge", {"rouge_types": ["rouge1", "rouge2", "rougeL"]}, "rougeL"),
     "rougeW": ("rouge", {"rouge_types": ["rougeW"]}, "rougeW"),
     "rougeS*": ("rouge", {"rouge_types": ["rougeS*"]}, "rougeS*"),
+    "rougeW-1.5.5": ("rouge", {"rouge_types": ["rougeW"], "flavor": "rouge155"}, "rougeW"),
+    "rougeS*-1.5.5": ("rouge", {"rouge_types": ["rougeS*"], "flavor": "rouge155"}, "rougeS*"),
+    "ter": ("ter", {}, "score"),
     "meteor": ("meteor", {}, "meteor"),
     "bertscore-window": ("bertscore", {"long_text": "window"}, "f1"),
     # idf=False: idf over a corpus of one pair gives every token zero mass (MoverScore's documented 0.0)

@@ -317,22 +317,44 @@ def cmd_score(args: argparse.Namespace) -> int:
             options[key] = value
     if args.plot_alignment and args.metric not in EMBEDDING_METRICS:
         raise CLIError(f"--plot-alignment works with {' and '.join(EMBEDDING_METRICS)}, not {args.metric}")
+    sources_file = [args.sources] if args.sources else []
+    if args.plot_alignment:
+        args.plot_alignment = figure_path("--plot-alignment", args.plot_alignment,
+                                          [args.predictions, *args.references, *sources_file], ("png",))
+    try:
+        options = get_spec(args.metric).canonical_options(options)  # aliases (HF evaluate's names) -> ours
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     predictions, references, sources = load_pairs(args.predictions, args.references, args.sources)
     check_inputs(args.metric, references, sources)
     if "verbose" in declared and "verbose" not in options and show_progress(args.progress, len(predictions)):
         options["verbose"] = True
     try:
         result = score_metric(args.metric, predictions, references, sources=sources, **options)
-        if args.plot_alignment:
-            print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise CLIError(f"metric {args.metric!r} does not take that option: {exc}") from None
         raise CLIError(str(exc)) from None
     except (ValueError, ImportError) as exc:  # the core's checks (bad option values, devices, missing extras)
         raise CLIError(str(exc)) from None
-    print(format_result(args.metric, result, args.format))
+    print(format_result(args.metric, result, args.format), flush=True)  # shown even if the plot then fails
+    if args.plot_alignment:
+        try:
+            print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
+        except (ValueError, TypeError, ImportError) as exc:
+            raise CLIError(str(exc)) from None
     return 0
+
+
+def figure_path(flag: str, path: str, inputs: Sequence[str], formats: Sequence[str] | None = None) -> Path:
+    """The file a figure option really writes (``.png`` added to a name without a suffix), checked before any work:
+    never an input file, a folder, a link or an existing file that is not an image (:mod:`nlgmetrics._outputs`)."""
+    from nlgmetrics._outputs import IMAGE_SIGNATURES, figure_target
+
+    try:
+        return figure_target(path, inputs=inputs, formats=formats or tuple(IMAGE_SIGNATURES))[0]
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"{flag} {exc}") from None
 
 
 def show_progress(mode: str, n_lines: int) -> bool:
@@ -478,6 +500,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if STDIN in paths or STDIN in args.references or args.sources == STDIN:
         raise CLIError("compare reads every system, reference and source from files; '-' (standard input) is not "
                        "supported")
+    if args.plot:
+        inputs = [*paths, *args.references, *([args.sources] if args.sources else [])]
+        args.plot = figure_path("--plot", args.plot, inputs)
     baseline, references, sources = load_pairs(args.baseline, args.references, args.sources)  # one line per segment
     for metric in metrics:
         check_inputs(metric, references, sources)
@@ -494,11 +519,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             seed=None if args.seed.lower() == "none" else _seed(args.seed), metric_options=metric_options,
             sources=sources,
         )
+        print(report(rows, args.format), flush=True)  # the computed table is shown even if the plot then fails
         if args.plot:
             print(f"wrote {plot(rows, args.plot)}", file=sys.stderr)
     except (ValueError, TypeError, ImportError) as exc:
         raise CLIError(str(exc)) from None
-    print(report(rows, args.format))
     return 0
 
 

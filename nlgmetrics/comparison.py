@@ -32,15 +32,19 @@ What is resampled:
 
 The embedding metrics embed through the shared engine cache: the references are embedded once for all systems,
 each system's outputs once. Results do not depend on the order of the systems (each system is tested with the same
-indices). Where a system's per-segment statistics equal the baseline's, ``p_value`` is 1.0 (sacrebleu gives
-``1 / (R + 1)``: its strict ``>`` never counts a zero difference).
+indices). ``p_value`` is 1.0 (not significant) where nothing can differ: a system's per-segment statistics equal
+the baseline's, every resampled (or trial) difference is 0 (e.g. BLEU 0 against 0), or there is one segment (with a
+warning). sacrebleu gives ``1 / (R + 1)`` there: its strict ``>`` never counts a zero difference.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
-from collections.abc import Callable, Mapping, Sequence
+import numbers
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,12 +52,31 @@ import numpy as np
 
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.integration.suite import metric_options_for
+from nlgmetrics.options import check_flags
 from nlgmetrics.registry import SOURCES_NONE, get_spec, load_object, score
-from nlgmetrics.stats import DEFAULT_SEED, sacrebleu_interval
+from nlgmetrics.stats import DEFAULT_SEED, check_resamples, draw_chunks, sacrebleu_interval
 
 PAIRED_TESTS = ("bs", "ar")
 SIGNIFICANCE_LEVEL = 0.05
-_CHUNK = 1000  # resamples or trials per matrix product, bounding memory to _CHUNK x n_segments floats
+
+
+class _Draws:
+    """A seeded stream of resample indices (or, with ``swaps``, randomization flags), replayed chunk by chunk for each
+    metric (:func:`nlgmetrics.stats.draw_chunks`): memory is one chunk, never ``rows x n_segments``."""
+
+    def __init__(self, rng: np.random.Generator, n_items: int, rows: int, swaps: bool = False) -> None:
+        self.state = copy.deepcopy(rng.bit_generator.state)
+        self.n_items, self.rows, self.swaps = n_items, rows, swaps
+
+    def chunks(self, rng: np.random.Generator | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """``(first row, chunk)`` pairs; ``rng`` (at this stream's start) is advanced past it, else a copy is used."""
+        if rng is None:
+            rng = np.random.Generator(np.random.PCG64())
+            rng.bit_generator.state = copy.deepcopy(self.state)
+        start = 0
+        for chunk in draw_chunks(rng, self.n_items, self.rows, self.swaps):
+            yield start, chunk
+            start += len(chunk)
 
 
 @dataclass(frozen=True)
@@ -153,26 +176,26 @@ def segment_scores(
     """The resampling rows of ``metric`` for every system (see the module docstring for what is resampled).
     ``sources`` go to the metrics that read them (their spec's ``sources``); other metrics ignore them."""
     spec = get_spec(metric)
-    options = spec.canonical_options(options or {})
+    options = check_flags(spec.function, spec.canonical_options(options or {}))
     spec.input_arguments(sources if spec.sources != SOURCES_NONE else None, references is not None)
     if spec.statistics:
         return _corpus_statistics(metric, options, systems, references)
     return _example_scores(metric, options, systems, references, sources if spec.sources != SOURCES_NONE else None)
 
 
-def _bootstrap_sums(rows: Sequence[np.ndarray], indices: np.ndarray, float32: bool) -> list[np.ndarray]:
+def _bootstrap_sums(rows: Sequence[np.ndarray], draws: _Draws, float32: bool) -> list[np.ndarray]:
     """For each ``(n, k)`` array of ``rows``, the row sums of each resample, ``(R, k)``: ``rows[indices].sum(1)``
-    without materialising ``(R, n, k)``. The resample counts are built once for all the arrays; each array gets its
-    own product, so its sums do not depend on the other arrays (the order of the systems)."""
+    without materialising ``(R, n, k)`` or the ``(R, n)`` indices. The resample counts are built once per chunk for
+    all the arrays; each array gets its own product, so its sums do not depend on the other arrays (the order of the
+    systems)."""
     values = [part.astype(np.float32).astype(np.float64) if float32 else part.astype(np.float64) for part in rows]
     n = len(values[0])
-    out = [np.empty((len(indices), part.shape[1])) for part in values]
-    for start in range(0, len(indices), _CHUNK):
-        chunk = indices[start : start + _CHUNK]
+    out = [np.empty((draws.rows, part.shape[1])) for part in values]
+    for start, chunk in draws.chunks():
         flat = (np.arange(len(chunk))[:, None] * n + chunk).ravel()
         counts = np.bincount(flat, minlength=len(chunk) * n).reshape(len(chunk), n).astype(np.float64)
         for sums, part in zip(out, values):
-            sums[start : start + _CHUNK] = counts @ part  # exact: integer counts times (float32-rounded) statistics
+            sums[start : start + len(chunk)] = counts @ part  # exact: integer counts times (float32-rounded) stats
     return out
 
 
@@ -232,19 +255,20 @@ def compare(
     names, refs, srcs, baseline = _check_inputs(
         systems, references, sources, metrics, baseline, paired, n_resamples, n_trials, seed
     )
-    system_texts = {name: check_predictions(list(systems[name]), f"systems[{name!r}]") for name in names}
+    system_texts = {name: check_predictions(systems[name], f"systems[{name!r}]") for name in names}
     n = len(refs) if refs is not None else len(srcs)
     metric_options = metric_options_for(metrics, metric_options)  # the suite's check: only compared metrics, dicts
     order = [baseline] + [name for name in names if name != baseline]
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the draws as sacrebleu's, replayed in chunks (bounded memory)
     if paired == "bs":
-        bs_indices = rng.choice(n, size=(n_resamples, n), replace=True)
-        sys_indices = bs_indices
+        bs_indices = sys_indices = _Draws(rng, n, n_resamples)
     else:
-        bs_indices = np.random.default_rng(seed).choice(n, size=(n_resamples, n), replace=True)
-        swaps = rng.integers(2, size=(n_trials, n), dtype=bool)
-        sys_indices = rng.choice(n, size=(n_resamples, n), replace=True)
+        bs_indices = _Draws(np.random.default_rng(seed), n, n_resamples)
+        swaps = _Draws(rng, n, n_trials, swaps=True)
+        for _ in swaps.chunks(rng):  # advance rng past the trials: the systems' resamples come after them
+            pass
+        sys_indices = _Draws(rng, n, n_resamples)
 
     results: list[dict[str, Any]] = []
     for metric in metrics:
@@ -269,10 +293,10 @@ def compare(
                     samples = samples_of[system]
                     row.update(_interval(samples))
                     difference = abs(base_score - score)
-                    if np.array_equal(rows, base_rows):
-                        p = 1.0
+                    deltas = np.abs(samples - base_samples)
+                    if n == 1 or np.array_equal(rows, base_rows) or (paired == "bs" and not deltas.any()):
+                        p = 1.0  # nothing can differ (see the module docstring)
                     elif paired == "bs":
-                        deltas = np.abs(samples - base_samples)
                         p = _p_value(int(np.sum(deltas - deltas.mean() > difference)), n_resamples)
                     else:
                         p = _ar_p_value(base_rows, rows, swaps, stat, n, difference)
@@ -282,23 +306,29 @@ def compare(
                     row["signature"] = stat.signature
                 _check_finite(row)
                 results.append(row)
+    if n == 1:
+        warnings.warn("compare: one segment: every resample is that segment, so no difference can be tested; "
+                      "p_value is 1.0 and the intervals have zero width. Compare on a test set.", UserWarning,
+                      stacklevel=2)
     return results
 
 
 def _ar_p_value(
-    base_rows: np.ndarray, rows: np.ndarray, swaps: np.ndarray, stat: SegmentScores, n: int, difference: float
+    base_rows: np.ndarray, rows: np.ndarray, swaps: _Draws, stat: SegmentScores, n: int, difference: float
 ) -> float:
     """Approximate randomization: trials whose shuffled pseudo-systems differ by more than ``difference``."""
     base, other = base_rows.astype(np.float64), rows.astype(np.float64)
     total = base + other
-    exceed = 0
-    for start in range(0, len(swaps), _CHUNK):
-        keep = swaps[start : start + _CHUNK].astype(np.float64)
+    exceed, differ = 0, False
+    for _, chunk in swaps.chunks():
+        keep = chunk.astype(np.float64)
         a = keep @ base + (1.0 - keep) @ other  # pseudo-system A: the baseline where kept, else the system
         b = total.sum(0) - a  # pseudo-system B: the rest
         a_scores, b_scores = _scores(a, stat, n), _scores(b, stat, n)
-        exceed += int(np.sum(np.abs(a_scores - b_scores) > difference))
-    return _p_value(exceed, len(swaps))
+        trial_differences = np.abs(a_scores - b_scores)
+        exceed += int(np.sum(trial_differences > difference))
+        differ = differ or bool(trial_differences.any())
+    return _p_value(exceed, swaps.rows) if differ else 1.0  # every trial difference 0: nothing differs
 
 
 def _check_finite(row: dict[str, Any]) -> None:
@@ -335,9 +365,8 @@ def _check_inputs(
     if paired not in PAIRED_TESTS:
         raise ValueError(f"paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {paired!r}.")
     for label, value in (("n_resamples", n_resamples), ("n_trials", n_trials)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-            raise ValueError(f"{label} must be an integer of at least 2 (sacrebleu: 1000 / 10000), got {value!r}.")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        check_resamples(label, value)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer or None (OS entropy), got {seed!r}.")
     refs = check_references(references) if references is not None else None
     srcs = check_predictions(sources, "sources") if sources is not None else None
@@ -349,9 +378,7 @@ def _check_inputs(
     if not n:
         raise ValueError("no segments to compare: references is empty.")
     for name in names:
-        predictions = systems[name]
-        if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence):
-            raise TypeError(f"systems[{name!r}] must be a list of strings, one per segment.")
+        predictions = check_predictions(systems[name], f"systems[{name!r}]")  # lists, tuples, numpy, pandas
         if len(predictions) != n:
             raise ValueError(
                 f"system {name!r} has {len(predictions)} segments but there are {n} "
@@ -383,6 +410,8 @@ def report(rows: Sequence[Mapping[str, Any]], fmt: str = "table") -> str:
 
     if fmt not in REPORT_FORMATS:
         raise ValueError(f"format must be one of {', '.join(REPORT_FORMATS)}, got {fmt!r}.")
+    if not rows:
+        raise ValueError("report: no rows to show; pass the list compare() returned.")
     rows = [dict(row) for row in rows]
     if fmt == "json":
         return json.dumps(rows, indent=1, ensure_ascii=False, allow_nan=False)
@@ -420,7 +449,14 @@ def report(rows: Sequence[Mapping[str, Any]], fmt: str = "table") -> str:
 def plot(rows: Sequence[Mapping[str, Any]], path: str | Any) -> Any:
     """Write a figure of :func:`compare`'s rows to ``path`` (PNG, PDF, SVG: by its suffix; needs matplotlib, the
     ``plot`` extra): per metric, each system's bootstrap interval with its score, the baseline in blue,
-    significantly different systems in orange, the others in grey. Returns the path."""
+    significantly different systems in orange, the others in grey. Returns the path written (``.png`` added to a
+    name without a suffix; an existing file is replaced only if it is an image of that format:
+    :mod:`nlgmetrics._outputs`)."""
+    from nlgmetrics._outputs import figure_target, save_figure
+
+    if not rows:
+        raise ValueError("plot: no rows to draw; pass the list compare() returned.")
+    figure_target(path)  # checked before any work
     try:
         import matplotlib
 
@@ -453,6 +489,7 @@ def plot(rows: Sequence[Mapping[str, Any]], path: str | Any) -> Any:
     figure.text(0.01, 0.01, f"blue: baseline; orange: p < {SIGNIFICANCE_LEVEL}; grey: not significant; "
                 "bar: 95% bootstrap interval, dot: score", fontsize=7)
     figure.tight_layout(rect=(0, 0.05, 1, 1))
-    figure.savefig(path, dpi=130)
-    plt.close(figure)
-    return path
+    try:
+        return save_figure(figure, path, dpi=130)
+    finally:
+        plt.close(figure)

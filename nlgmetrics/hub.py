@@ -19,7 +19,9 @@ and bundles nothing.
 
 Safety: ``build`` writes into an empty or new folder; ``overwrite=True`` replaces only a folder that a previous
 ``build`` made (it holds the marker file :data:`MARKER`, which lists the files written) and deletes only the files
-listed there. Everything is checked before anything is written.
+listed there: a name it would write that the record does not list is refused, a listed symbolic link is removed
+(never followed), and every file is created exclusively (never written through a link). Everything is checked before
+anything is written.
 
 The script is named after the folder: ``evaluate.load(DIR)`` reads ``DIR/<basename of DIR>.py``, and
 ``evaluate.load("org/x")`` reads ``x.py`` of the Space ``org/x`` (so ``publish`` names it after the repository).
@@ -291,6 +293,9 @@ def _check_requirement(requirement: str) -> str:
 def _previous_build(out: Path) -> list[str]:
     """The files a previous ``build`` wrote into ``out`` (from its marker); HubError when ``out`` is not one."""
     marker = out / MARKER
+    if marker.is_symlink():
+        raise HubError(f"{marker} is a symbolic link, not a record written by nlgmetrics hub build; --overwrite "
+                       "never follows links. Choose a new or empty folder for --out.")
     try:
         files = json.loads(marker.read_text(encoding="utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -303,6 +308,16 @@ def _previous_build(out: Path) -> list[str]:
     ):
         raise HubError(f"{marker} is damaged (its file list is not plain file names); remove {out} yourself.")
     return files
+
+
+def _module_name(name: str, what: str) -> str:
+    """``name`` if a Space's script can be named after it: ``evaluate.load(DIR)`` (or ``"org/NAME"``) imports
+    ``<name>.py`` as a Python module, so no dots and not empty; a HubError naming ``what`` otherwise."""
+    if name in ("", ".", "..") or "." in name:
+        raise HubError(f"{what}: evaluate.load imports the Space's script <folder name>.py as a Python module, so the "
+                       f"name must be a plain name without dots (e.g. {name.replace('.', '_').strip('_') or 'space'}); "
+                       f"got {name!r}.")
+    return name
 
 
 def build_space(
@@ -331,13 +346,14 @@ def build_space(
         if not overwrite:
             raise HubError(f"{out} exists and is not empty; choose another --out, or pass --overwrite to replace a "
                            "previous Space build there.")
-        previous = _previous_build(out)
-    script_name = f"{out.resolve().name}.py"
+        previous = [*_previous_build(out), MARKER]
+    folder_name = _module_name(out.name, f"--out {out}")  # as given: evaluate.load(DIR) does not resolve links
+    script_name = f"{folder_name}.py"
     siblings = [p for p in sorted(module_dir.glob("*.py")) if p != script]
     card_files = [p for p in sorted(card_dir.iterdir()) if p.is_file() and p.name not in GENERATED]
     taken = set(GENERATED) | {p.name for p in siblings} | {p.name for p in card_files}
     if script_name == ".py" or script_name in taken:
-        raise HubError(f"the folder cannot be called {out.resolve().name!r}: its script {script_name} would clash "
+        raise HubError(f"the folder cannot be called {folder_name!r}: its script {script_name} would clash "
                        "with another file of the Space; choose another --out.")
     if requirement is not None and wheel is not None:
         raise HubError("pass either --wheel (bundled) or --requirement (installed from elsewhere), not both.")
@@ -354,27 +370,54 @@ def build_space(
     written = sorted([script_name, "README.md", "app.py", "requirements.txt"] + [p.name for p in siblings]
                      + [p.name for p in card_files] + ([bundled.name] if bundled else []))
 
+    for target in [*written, MARKER]:  # a name the previous build did not write is the user's: never replaced
+        path = out / target
+        if target not in previous and (path.exists() or path.is_symlink()):
+            raise HubError(f"{path} exists but the previous build's record ({MARKER}) does not list it: --overwrite "
+                           "replaces only files a build wrote. Move it away, or choose a new folder for --out.")
+
     # everything is checked: now write
     out.mkdir(parents=True, exist_ok=True)
     for old in previous:
         path = out / old
         if path.is_symlink() or path.is_file():
-            path.unlink()
+            path.unlink()  # a link itself is removed, never what it points to
     if marker:
-        (out / MARKER).write_text(json.dumps({"nlgmetrics": __version__, "metric": name, "files": written}, indent=1)
-                                  + "\n", encoding="utf-8")
-    shutil.copyfile(script, out / script_name)
+        _write_new(out / MARKER, (json.dumps({"nlgmetrics": __version__, "metric": name, "files": written},
+                                             indent=1) + "\n").encode("utf-8"))
+    _write_new(out / script_name, script.read_bytes())
     for path in siblings + card_files:
-        shutil.copyfile(path, out / path.name)
+        _write_new(out / path.name, path.read_bytes())
     if bundled:
-        shutil.copyfile(bundled, out / bundled.name)
-    (out / "README.md").write_text(card, encoding="utf-8")
-    (out / "app.py").write_text(app, encoding="utf-8")
-    (out / "requirements.txt").write_text(requirements, encoding="utf-8")
+        _write_new(out / bundled.name, bundled.read_bytes())
+    _write_new(out / "README.md", card.encode("utf-8"))
+    _write_new(out / "app.py", app.encode("utf-8"))
+    _write_new(out / "requirements.txt", requirements.encode("utf-8"))
     return out
 
 
+def _write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` with ``data``; exclusive creation, so an existing file or a symbolic link (even one made
+    after the checks) is never written through."""
+    with open(path, "xb") as file:
+        file.write(data)
+
+
 # -- publishing ---------------------------------------------------------------------------------------------------
+def _check_repo_id(repo_id: str) -> None:
+    """A Space id the Hub accepts (huggingface_hub's own rule: no ``--`` or ``..``, at most 96 characters, no
+    leading or trailing ``-``/``.``, not ending in ``.git``), in the ``ORG/NAME`` form, whose NAME can name the script."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    if not isinstance(repo_id, str) or not _REPO.match(repo_id):
+        raise HubError(f"--repo must be ORG/NAME (a Space id), got {repo_id!r}.")
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        raise HubError(f"--repo {repo_id!r} is not a Space id the Hub accepts: {exc}") from None
+    _module_name(repo_id.split("/", 1)[1], f"--repo {repo_id}")
+
+
 @dataclass
 class PublishResult:
     """What :func:`publish_space` did (or, with ``dry_run``, would do)."""
@@ -417,8 +460,7 @@ def publish_space(
     (the exact files that would be uploaded) without touching the Hub. ``api``: an ``HfApi``-like client (default
     ``huggingface_hub.HfApi(token=token)``). Failures talking to the Hub raise :class:`HubError`.
     """
-    if not _REPO.match(repo_id):
-        raise HubError(f"--repo must be ORG/NAME (a Space id), got {repo_id!r}.")
+    _check_repo_id(repo_id)
     if tag is not None and not _TAG.match(tag):
         raise HubError(f"--tag must look like vX.Y.Z (e.g. v{__version__}), got {tag!r}.")
     space_name = repo_id.split("/", 1)[1]

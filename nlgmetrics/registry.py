@@ -232,6 +232,7 @@ SPECS: dict[str, MetricSpec] = {
             per_example={"scores": "sentence_ter"}, per_example_options={"sentence_scores": True},
             corpus_level=True, flat_renames={"score": "ter"}, flat_skip=frozenset({"num_edits", "ref_length"}),
             refused_per_example=_BOOTSTRAP_REFUSED, statistics="nlgmetrics.lexical.ter:TER", higher_is_better=False,
+            aliases={"ignore_punct": "no_punct", "support_zh_ja_chars": "asian_support"},  # HF evaluate's names
         ),
         MetricSpec(
             "rouge", "nlgmetrics.lexical.rouge:compute_rouge", LEXICAL,

@@ -6,21 +6,51 @@ resamples at once, so the same seed gives the same intervals as ``sacrebleu`` (w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from nlgmetrics.options import check_int
+
 DEFAULT_SEED = 12345
+#: the most bootstrap resamples or randomization trials one call draws (sacrebleu's defaults: 1000 and 10000): the
+#: work and the per-resample scores grow with it.
+MAX_RESAMPLES = 100_000
+#: random draws held at once (resample indices or swap flags): memory stays bounded whatever the corpus size.
+CHUNK_ELEMENTS = 2**21
+
+
+def check_resamples(name: str, value: object) -> int:
+    """A resample or trial count: an integer in [2, MAX_RESAMPLES] (a one-line ``ValueError`` otherwise)."""
+    return check_int(name, value, 2, MAX_RESAMPLES, "at least 2 to estimate an interval; sacrebleu: 1000")
+
+
+def chunk_rows(n_items: int) -> int:
+    """Resamples per chunk for ``n_items`` items: about :data:`CHUNK_ELEMENTS` draws, a multiple of 32 rows, so
+    numpy's buffered boolean draws split into such chunks give the same stream as one draw of all of them."""
+    return max(32, CHUNK_ELEMENTS // max(n_items, 1) // 32 * 32)
+
+
+def draw_chunks(rng: np.random.Generator, n_items: int, n_rows: int, swaps: bool = False) -> Iterator[np.ndarray]:
+    """``rng.choice(n_items, size=(n_rows, n_items))`` (or, with ``swaps``, ``rng.integers(2, size=..., dtype=bool)``)
+    drawn :func:`chunk_rows` rows at a time: the same numbers, and the same generator state afterwards, as one draw."""
+    rows = chunk_rows(n_items)
+    for start in range(0, n_rows, rows):
+        size = (min(rows, n_rows - start), n_items)
+        yield rng.integers(2, size=size, dtype=bool) if swaps else rng.choice(n_items, size=size, replace=True)
 
 
 def bootstrap_indices(n_items: int, n_samples: int, seed: int | None = DEFAULT_SEED) -> np.ndarray:
     """Indices of ``n_samples`` resamples (with replacement) of ``n_items`` items: shape (n_samples, n_items)."""
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 2:
-        raise ValueError(f"n_bootstrap must be an integer of at least 2 to estimate an interval, got {n_samples!r}.")
+    return np.concatenate(list(bootstrap_index_chunks(n_items, n_samples, seed)))
+
+
+def bootstrap_index_chunks(n_items: int, n_samples: int, seed: int | None = DEFAULT_SEED) -> Iterator[np.ndarray]:
+    """:func:`bootstrap_indices` in chunks of rows (bounded memory), checked first."""
+    check_resamples("n_bootstrap", n_samples)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer (sacrebleu's default: 12345) or None, got {seed!r}.")
-    rng = np.random.default_rng(seed)
-    return rng.choice(n_items, size=(n_samples, n_items), replace=True)
+    return draw_chunks(np.random.default_rng(seed), n_items, n_samples)
 
 
 def bootstrap_corpus_scores(
@@ -35,11 +65,11 @@ def bootstrap_corpus_scores(
     ``segment_stats`` is (n_segments, n_stats); ``score_fn`` maps summed statistics to a score. Resamples are summed
     in chunks so memory stays at ``chunk * n_segments * n_stats`` values.
     """
-    idxs = bootstrap_indices(len(segment_stats), n_samples, seed)
     scores: list[float] = []
-    for start in range(0, n_samples, chunk):
-        sums = segment_stats[idxs[start : start + chunk]].sum(axis=1)
-        scores.extend(score_fn(row) for row in sums)
+    for idxs in bootstrap_index_chunks(len(segment_stats), n_samples, seed):
+        for start in range(0, len(idxs), chunk):
+            sums = segment_stats[idxs[start : start + chunk]].sum(axis=1)
+            scores.extend(score_fn(row) for row in sums)
     return scores
 
 

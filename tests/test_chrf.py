@@ -232,17 +232,17 @@ def test_reference_cache_is_keyed_by_settings():
 
 @pytest.mark.parametrize(
     "options, match",
-    [({"char_order": -1}, "char_order must be a non-negative integer"),
-     ({"char_order": 6.0}, "char_order must be a non-negative integer"),
-     ({"word_order": True}, "word_order must be a non-negative integer"),
-     ({"word_order": "2"}, "word_order must be a non-negative integer"),
+    [({"char_order": -1}, r"char_order must be an integer in \[0, 32\]"),
+     ({"char_order": 6.0}, r"char_order must be an integer in \[0, 32\]"),
+     ({"word_order": True}, r"word_order must be an integer in \[0, 32\]"),
+     ({"word_order": "2"}, r"word_order must be an integer in \[0, 32\]"),
      ({"char_order": 0}, "both 0"),
-     ({"beta": -1}, "beta must be a non-negative number"),
-     ({"beta": "2"}, "beta must be a non-negative number"),
-     ({"beta": float("nan")}, "beta must be a non-negative number")],
+     ({"beta": -1}, r"beta must be a finite number in \[0, 1e\+06\]"),
+     ({"beta": "2"}, "beta must be a number"),
+     ({"beta": float("nan")}, r"beta must be a finite number in \[0, 1e\+06\]")],
 )
 def test_bad_options_raise(options, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises((ValueError, TypeError), match=match):
         compute_chrf(["a"], ["a"], **options)
 
 
@@ -277,3 +277,25 @@ def test_evaluate_module_matches_hf_chrf_and_doctest(wmt17_deen):
     runner = doctest.DocTestRunner()
     runner.run(test)
     assert runner.tries >= 5 and runner.failures == 0
+
+
+def test_reference_corpus_cache_is_bounded_by_bytes(monkeypatch):
+    """Issue 29.8: chrF's reference cache kept up to four encoded corpora whatever their size (~530 MB each for 10**5
+    pairs: 2.2 GB after the calls). It is bounded by bytes now: a corpus over the budget is not kept."""
+    from nlgmetrics import _cache
+
+    refs = [f"reference number {i} with some words" for i in range(2000)]
+    preds = [f"prediction number {i} with words" for i in range(2000)]
+    chrf_module._reference_set.cache_clear()
+    compute_chrf(preds, refs)
+    info = chrf_module._reference_set.cache_info()
+    assert info.currsize == 1 and 0 < info.bytes <= info.maxsize == _cache.REFERENCE_CORPUS_BYTES
+    assert info.bytes >= _cache.deep_size(chrf_module._reference_set(tuple((r,) for r in refs), 6, 0, False, False))
+    budget = info.bytes * 3 - 1  # room for two such corpora (a little larger each), not three
+    small = _cache.byte_lru_cache(budget)(chrf_module._reference_set.__wrapped__)
+    for shift in range(3):
+        small(tuple((r + "x" * shift,) for r in refs), 6, 0, False, False)
+        assert small.cache_info().bytes <= budget
+    assert small.cache_info().currsize == 2
+    tiny = _cache.byte_lru_cache(10)(chrf_module._reference_set.__wrapped__)
+    assert tiny(tuple((r,) for r in refs), 6, 0, False, False) is not None and tiny.cache_info().currsize == 0

@@ -167,3 +167,22 @@ def test_bad_budget_argument():
     for bad in (-1, float("nan"), float("inf"), "10", True):
         with pytest.raises(ValueError, match="budget_mb"):
             EmbeddingCache(budget_mb=bad)
+
+
+def test_a_writer_killed_mid_write_leaves_no_temp_file_behind(cache):
+    """Issue 29.11: a kill -9 while writing the disk cache left a 0-byte temp file, forever. The next write of that
+    entry removes temp files of writers that no longer run (not those of a live process)."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    path = cache._disk_path(NS, TEXT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    orphan = path.with_name(f"{path.name}.tmp{int(dead.stdout)}.1")
+    orphan.write_bytes(b"")
+    alive = path.with_name(f"{path.name}.tmp1.1")  # pid 1 runs: its write may be in progress
+    alive.write_bytes(b"")
+    cache.put(NS, TEXT, _entry())
+    assert not orphan.exists() and alive.exists()
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, alive.name])

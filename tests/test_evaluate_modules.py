@@ -175,3 +175,16 @@ def test_bertscore_module_with_hf_arguments_gives_hf_numbers(deen, hf_args, tmp_
         assert _max_diff(got[key], want[key]) <= 1e-5, key
     version = re.compile(r"version=[^(]*\(")  # the library named in the hashcode: bert_score's or ours
     assert version.sub("version=(", got["hashcode"]) == version.sub("version=(", want["hashcode"])
+
+
+@pytest.mark.parametrize("name", ["chrf", "bleu", "ter", "rouge"])
+def test_empty_first_batch_adds_nothing(name):
+    """Issue 29.10: add_batch(predictions=[], references=[]) as the first batch raised evaluate's internal
+    IndexError (it infers the feature format from a batch's first example)."""
+    module = evaluate.load(str(REPO / "metrics" / name))
+    module.add_batch(predictions=[], references=[])
+    module.add_batch(predictions=["the cat sat on the mat"], references=[["the cat sat on the mat"]])
+    module.add_batch(predictions=[], references=[])
+    direct = evaluate.load(str(REPO / "metrics" / name)).compute(predictions=["the cat sat on the mat"],
+                                                                  references=[["the cat sat on the mat"]])
+    assert module.compute() == direct

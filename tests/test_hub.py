@@ -266,3 +266,60 @@ def test_hub_failures_are_named(monkeypatch):
     with pytest.raises(hub.HubError, match="refused to publish org/space .*check the token") as info:
         hub.publish_space(SPACES[0], "org/space", api=Api(), token="hf_secret_xyz")
     assert "hf_secret_xyz" not in str(info.value)
+
+
+def test_overwrite_never_writes_through_a_link_or_over_an_unlisted_file(tmp_path):
+    """Issue 29.1: --overwrite wrote the new build through a symbolic link it did not create, replacing a file
+    outside the Space folder, and over a user file the previous build's record did not list."""
+    spec = f"nlgmetrics @ git+https://github.com/example/nlgmetrics@v{__version__}"
+    out = hub.build_space("bleu", tmp_path / "space", requirement=spec)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    record = json.loads((out / hub.MARKER).read_text())
+    record["files"].remove("app.py")  # app.py is now a file the previous build did not write
+    (out / hub.MARKER).write_text(json.dumps(record))
+    (out / "app.py").unlink()
+    (out / "app.py").symlink_to(victim)
+    with pytest.raises(hub.HubError, match="app.py exists but the previous build's record"):
+        hub.build_space("bleu", out, requirement=spec, overwrite=True)
+    assert victim.read_text() == "precious" and (out / "app.py").is_symlink()
+    # a listed name that is now a link: the link is removed, never followed
+    (out / "app.py").unlink()
+    (out / "requirements.txt").unlink()
+    (out / "requirements.txt").symlink_to(victim)
+    record["files"].append("app.py")
+    (out / hub.MARKER).write_text(json.dumps(record))
+    hub.build_space("bleu", out, requirement=spec, overwrite=True)
+    assert victim.read_text() == "precious" and not (out / "requirements.txt").is_symlink()
+    assert (out / "requirements.txt").read_text() == spec + "\n"
+    # a record that is itself a link is refused
+    (out / hub.MARKER).rename(tmp_path / "record.json")
+    (out / hub.MARKER).symlink_to(tmp_path / "record.json")
+    with pytest.raises(hub.HubError, match="is a symbolic link"):
+        hub.build_space("bleu", out, requirement=spec, overwrite=True)
+
+
+def test_out_through_a_link_loads_and_a_dotted_out_is_refused(tmp_path):
+    """Issue 29.11: a symlinked --out got a script named after the link's target, and a dotted --out a script that
+    evaluate imports as a dotted module name: evaluate.load could load neither."""
+    import evaluate
+
+    spec = f"nlgmetrics @ git+https://github.com/example/nlgmetrics@v{__version__}"
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    hub.build_space("bleu", tmp_path / "link", requirement=spec)
+    assert (tmp_path / "real" / "link.py").is_file()
+    assert evaluate.load(str(tmp_path / "link")).compute(predictions=["a b c d"], references=[["a b c d"]])["bleu"] \
+        == 1.0
+    with pytest.raises(hub.HubError, match="plain name without dots"):
+        hub.build_space("bleu", tmp_path / "my.space", requirement=spec)
+    assert not (tmp_path / "my.space").exists()
+
+
+@pytest.mark.parametrize("repo", ["org/a--b", "org/x..y", "org/name-", "org/" + "a" * 97, "org/n.git", "org/my.space"])
+def test_publish_refuses_repo_ids_the_hub_rejects(repo, capsys):
+    """Issue 29.11: publish --dry-run accepted repo ids that the Hub rejects."""
+    assert main(["hub", "publish", "bleu", "--repo", repo, "--dry-run", "--requirement", "nlgmetrics @ git+https://x/y"]) \
+        == 2
+    err = capsys.readouterr().err
+    assert f"--repo {repo!r}" in err or f"--repo {repo}" in err

@@ -302,7 +302,7 @@ def test_perls_drand48_and_alpha():
         ({"byte_limit_bug": True}, ValueError, "needs byte_limit"),
         ({"wordnet_exceptions": True}, ValueError, "use_stemmer=True"),
         ({"remove_stopwords": "yes"}, TypeError, "True or False"),
-        ({"n_bootstrap": -3}, ValueError, "positive integer"),
+        ({"n_bootstrap": -3}, ValueError, r"n_bootstrap must be an integer in \[1, 100000\]"),
         ({"confidence_interval": 95}, ValueError, r"\[0, 1\]"),
         ({"eval_ids": ["1", "1"]}, ValueError, "each of the 2 examples once"),
     ],
@@ -377,3 +377,80 @@ def test_bootstrap_integer_sums_equal_perls_float_sums():
                 assert [_r5(x) for x in mine] == [_r5(x) for x in theirs]
     assert fast_checked >= 4
     assert _bootstrap_from_units(np.array([[0.123456], [0.5]]), 10, 95) is None
+
+
+@pytest.mark.parametrize("key", ["A/base", "B/ms", "C/fA"])
+def test_long_text_skip_bigram_route_gives_perls_figures(perl, key, monkeypatch):
+    """Issue 29.7: ROUGE-S* of the perl flavor listed every skip-bigram (quadratic memory; a 20,000-word pair did not
+    finish in 180 s). Long texts now take the default flavor's prefix-sum count: forced here on perl's cases."""
+    import nlgmetrics.lexical.rouge155 as flavor
+
+    monkeypatch.setattr(flavor, "SKIP_PAIR_LIMIT", 0)
+    _FIGURES.pop(key, None)
+    try:
+        ours = our_figures(perl, key)
+    finally:
+        _FIGURES.pop(key, None)
+    run = perl["runs"][key]
+    checked = 0
+    for perl_type, expected in run["figures"].items():
+        if "-S" not in perl_type:
+            continue
+        for want, got in zip(expected, ours[perl_type]):
+            assert " ".join(f"{x:.5f}" for x in got) == want
+            checked += 1
+    assert checked
+
+
+def test_long_text_skip_bigrams_in_linear_memory(monkeypatch):
+    import random
+    import tracemalloc
+
+    import nlgmetrics.lexical.rouge155 as flavor
+
+    rng = random.Random(3)
+    model = " ".join(f"w{rng.randrange(300)}" for _ in range(2000))
+    peer = " ".join(f"w{rng.randrange(300)}" for _ in range(2000))
+    tracemalloc.start()
+    fast = rouge155_scores([peer], [model], ["rougeS*", "rougeSU*"])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 * 2**20, f"peak {peak / 2**20:.0f} MiB"  # listing the 2 million skip-bigrams: 42 MiB, quadratic
+    monkeypatch.setattr(flavor, "SKIP_PAIR_LIMIT", 10**9)  # the pair-listing route gives the same figures
+    flavor.clear_caches()
+    slow = rouge155_scores([peer], [model], ["rougeS*", "rougeSU*"])
+    assert all(np.array_equal(fast[k], slow[k]) for k in fast)
+
+
+def test_long_text_weighted_lcs_in_sublinear_table_memory():
+    """Issue 29.7: the perl flavor's ROUGE-W kept the whole weighted-LCS table for its trace back (a 20,000-word
+    pair: 2.6 GB). Checkpoint rows and one recomputed block at a time give the same marks."""
+    import random
+    import tracemalloc
+
+    from nlgmetrics.lexical import rouge155 as flavor
+
+    rng = random.Random(5)
+    model = [f"w{rng.randrange(200)}" for _ in range(1500)]
+    peer = [w if rng.random() < 0.6 else f"w{rng.randrange(200)}" for w in model]
+    f = [k**1.2 for k in range(len(model) + 2)]
+    tracemalloc.start()
+    marks = flavor._wlcs_marks(model, peer, f)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB"  # the full table: 17.6 MiB here, quadratic
+    # the reference: the same trace back over the whole table
+    rows, c, k = [[0.0] * (len(peer) + 1)], [0.0] * (len(peer) + 1), [0] * (len(peer) + 1)
+    for x in model:
+        c, k = flavor._wlcs_row(x, peer, c, k, f)
+        rows.append(c)
+    expected, i, j = [], len(model), len(peer)
+    while i and j:
+        if model[i - 1] == peer[j - 1]:
+            i, j = i - 1, j - 1
+            expected.append(i)
+        elif rows[i - 1][j] >= rows[i][j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    assert marks == expected and len(marks) > 500

@@ -322,3 +322,20 @@ def test_bit_parallel_distance_is_levenshtein():
         full = (1 << len(ref)) - 1
         vp, vn = ter_module._myers([masks.get(w, 0) for w in hyp], full, full, 0)
         assert len(hyp) + vp.bit_count() - vn.bit_count() == _levenshtein(hyp, ref)
+
+
+def test_long_pair_memory_is_linear_in_the_beam():
+    """Issue 29.7: TER on the README's 20,000-word pair took 3.2 GB (5,000 words: 243 MB): the beam-limited rows
+    were stored full width. Only the beam's cells are kept now; the number stays sacrebleu's."""
+    import tracemalloc
+
+    rng = random.Random(7)
+    words = [f"w{rng.randrange(400)}" for _ in range(2000)]
+    hyp = [w if rng.random() > 0.3 else f"x{rng.randrange(400)}" for w in words]  # many edits: the beam binds
+    ter_module.ter_edits.cache_clear()
+    tracemalloc.start()
+    ours = _ours(hyp, words)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 12 * 2**20, f"peak {peak / 2**20:.1f} MiB"  # full-width rows: 2,001 x 2,001 cells, 32 MiB and more
+    assert ours == translation_edit_rate(hyp, words)[0]

@@ -275,11 +275,31 @@ class EmbeddingCache:
         data = _MAGIC + json.dumps(header, ensure_ascii=True).encode("ascii") + b"\n" + payload
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            _remove_orphans(path)
             tmp = path.with_name(f"{path.name}.tmp{os.getpid()}.{threading.get_ident()}")
             tmp.write_bytes(data)
             os.replace(tmp, path)  # atomic: readers see the old file or the complete new one
         except OSError as exc:
             warnings.warn(f"could not write embedding cache file {path} ({exc}).", UserWarning, stacklevel=4)
+
+
+def _remove_orphans(path: Path) -> None:
+    """Remove the temporary files of ``path`` left by writers that no longer run (a process killed mid-write leaves
+    ``<entry>.tmp<pid>.<thread>``, possibly empty); a live process's file is left alone."""
+    for orphan in path.parent.glob(f"{path.name}.tmp*"):
+        pid = orphan.name[len(path.name) + 4 :].partition(".")[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _process_alive(int(pid)):
+            orphan.unlink(missing_ok=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. another user's process
+        return True
+    return True
 
 
 def _check_budget(budget_mb: float) -> float:

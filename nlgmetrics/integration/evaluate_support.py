@@ -102,6 +102,8 @@ class NLGMetric(evaluate.Metric):
         """Add a batch of predictions and references (checked by nlgmetrics.inputs). Lone surrogates, which evaluate's
         Arrow cache cannot store, become U+FFFD with a warning (``compute(predictions=...)`` keeps them)."""
         predictions, references = check_pairs(predictions, references, allow_empty=True)
+        if not predictions:  # nothing to add (evaluate infers its feature format from a batch's first example)
+            return None
         predictions, references = replace_lone_surrogates_in_pairs(predictions, references, self.name)
         with self._module_lock:
             return super().add_batch(predictions=predictions, references=references, **kwargs)

@@ -43,7 +43,9 @@ from itertools import chain, repeat
 import numpy as np
 
 from nlgmetrics import __version__
+from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import (
     clipped_matches,
@@ -63,6 +65,7 @@ from nlgmetrics.text.tokenizers import (
 
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 REFERENCE_CACHE_SIZE = 2**17
+MAX_SMOOTH_VALUE = 1e6  # keeps every score finite, float32 resampling (compare) included
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ def _tokens_of(texts: Sequence[str], tokenize: TokenizerSpec, lowercase: bool) -
     return [text_tokens(text, tokenize, lowercase) for text in texts]
 
 
-@lru_cache(maxsize=4)
+@byte_lru_cache(REFERENCE_CORPUS_BYTES)
 def _encode_references(
     references: Sequence[Sequence[str]], tokenize: TokenizerSpec, lowercase: bool, max_order: int
 ) -> _EncodedReferences:
@@ -187,10 +190,9 @@ class BLEU:
             )
         check_max_order(self.max_ngram_order, "max_ngram_order")
         value = SMOOTH_DEFAULTS[self.smooth_method] if self.smooth_value is None else self.smooth_value
-        if value is not None and (
-            not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf
-        ):
-            raise ValueError(f"smooth_value must be a finite non-negative number, got {self.smooth_value!r}.")
+        if value is not None:
+            check_real("smooth_value", value, 0, MAX_SMOOTH_VALUE,
+                       "floor: the precision of an order without matches; add-k: k; larger ones overflow")
         object.__setattr__(self, "_smooth", value)
 
     @property
@@ -349,6 +351,7 @@ def _sacrebleu_keys(
     return out
 
 
+@checked_options
 def compute_bleu(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
@@ -380,8 +383,6 @@ def compute_bleu(
     segments (sacrebleu's resampling). On one reference per example the two ``bleu`` values agree to 1e-15 on
     corpora where every order has a match; :func:`compute_sacrebleu` gives sacrebleu's numbers under its own names.
     """
-    if not isinstance(smooth, (bool, np.bool_)):
-        raise TypeError(f"smooth must be True or False (add-one smoothing of every order), got {smooth!r}.")
     preds, refs = check_pairs(predictions, references)
     bleu = BLEU(tokenizer, lowercase, smooth_method, smooth_value, check_max_order(max_order, "max_order"),
                 effective_order)
@@ -392,6 +393,7 @@ def compute_bleu(
     return {**out, **sacre}
 
 
+@checked_options
 def compute_sacrebleu(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

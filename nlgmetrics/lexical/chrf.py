@@ -24,7 +24,6 @@ instead, as ``segment_statistics`` does; both give the same statistics.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +34,9 @@ from operator import add
 import numpy as np
 
 from nlgmetrics import __version__
+from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import MAX_BETA, check_int, check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
 
@@ -194,7 +195,7 @@ class _ReferenceSet:
     words: _EncodedReferences | None
 
 
-@lru_cache(maxsize=4)
+@byte_lru_cache(REFERENCE_CORPUS_BYTES)
 def _reference_set(
     references: tuple[tuple[str, ...], ...], char_order: int, word_order: int, lowercase: bool, whitespace: bool
 ) -> _ReferenceSet | None:
@@ -258,9 +259,13 @@ def _ngrams(text: str, char_order: int, word_order: int, lowercase: bool, whites
     return counts
 
 
+#: the highest char_order / word_order: each order adds three statistics per segment (memory and time grow with it);
+#: sacrebleu's defaults are 6 and 0 (2 for chrF++).
+MAX_ORDER = 32
+
+
 def _check_order(name: str, value: object, default: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer (default {default}), got {value!r}.")
+    check_int(name, value, 0, MAX_ORDER, f"default {default}")
 
 
 @dataclass(frozen=True)
@@ -280,9 +285,7 @@ class CHRF:
         if self.char_order + self.word_order == 0:
             raise ValueError("char_order and word_order are both 0: nothing to count; use char_order=6 (chrF) "
                              "or char_order=6, word_order=2 (chrF++).")
-        if isinstance(self.beta, bool) or not isinstance(self.beta, (int, float)) or not 0 <= self.beta < math.inf:
-            raise ValueError(f"beta must be a non-negative number (recall is beta times as important as "
-                             f"precision; default 2), got {self.beta!r}.")
+        check_real("beta", self.beta, 0, MAX_BETA, "recall is beta times as important as precision; default 2")
 
     @property
     def order(self) -> int:
@@ -387,6 +390,7 @@ class CHRF:
         return "|".join(parts)
 
 
+@checked_options
 def compute_chrf(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

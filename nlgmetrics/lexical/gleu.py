@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
 from nlgmetrics.text.tokenizers import (
@@ -37,9 +38,13 @@ REFERENCE_CACHE_SIZE = 2**16
 
 
 def _counts(tokens: Sequence, min_len: int, max_len: int) -> tuple[list[Counter], int]:
-    """The n-gram counts of orders min_len..max_len, and how many n-grams that is."""
-    total = sum(max(len(tokens) - n + 1, 0) for n in range(min_len, max_len + 1))
-    return ngram_counts(tokens, max_len)[min_len - 1 :], total
+    """The n-gram counts of orders min_len..max_len, and how many n-grams that is. Orders longer than the text have
+    no n-grams and are not visited, so the cost does not depend on ``max_len`` (nltk's numbers: they add nothing)."""
+    top = min(max_len, len(tokens))
+    if top < min_len:
+        return [], 0
+    total = sum(len(tokens) - n + 1 for n in range(min_len, top + 1))
+    return ngram_counts(tokens, top)[min_len - 1 :], total
 
 
 @lru_cache(maxsize=REFERENCE_CACHE_SIZE)
@@ -78,6 +83,7 @@ def _check_orders(min_len: object, max_len: object) -> tuple[int, int]:
     return int(min_len), int(max_len)
 
 
+@checked_options
 def compute_google_bleu(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

@@ -30,7 +30,7 @@ here calls ``nltk.download``.
 
 from __future__ import annotations
 
-import math
+import sys
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -38,6 +38,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import check_real, checked_options
 from nlgmetrics.resources import ensure_punkt, ensure_wordnet
 from nlgmetrics.text.lexicon import porter_stem, wordnet_reader, wordnet_synonyms
 
@@ -174,16 +175,7 @@ def clear_caches() -> None:
 
 
 # -- entry point ----------------------------------------------------------------------------------------------
-def _check_parameter(name: str, value: object, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}.")
-    value = float(value)
-    if not (math.isfinite(value) and low <= value <= high):
-        bounds = f"from {low:g} to {high:g}" if math.isfinite(high) else f">= {low:g}"
-        raise ValueError(f"{name} must be a finite number {bounds}, got {value!r}.")
-    return value
-
-
+@checked_options
 def compute_meteor(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
@@ -202,9 +194,9 @@ def compute_meteor(
     ``word_tokenize`` (for pre-tokenized text). Empty or whitespace-only text has no tokens and scores 0.
     """
     preds, refs = check_pairs(predictions, references)
-    alpha = _check_parameter("alpha", alpha, 0.0, 1.0)
-    beta = _check_parameter("beta", beta, 0.0, math.inf)
-    gamma = _check_parameter("gamma", gamma, 0.0, 1.0)
+    alpha = check_real("alpha", alpha, 0.0, 1.0, "weight of precision against recall")
+    beta = check_real("beta", beta, 0.0, sys.float_info.max, "the fragmentation penalty's exponent")
+    gamma = check_real("gamma", gamma, 0.0, 1.0, "the fragmentation penalty's weight")
     if tokenize not in TOKENIZERS:
         raise ValueError(f"unknown tokenize={tokenize!r}; choose one of {', '.join(TOKENIZERS)} ('nltk' is HF's).")
     if tokenize == "nltk":

@@ -29,11 +29,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
+from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import ngram_counts
 from nlgmetrics.text.tokenizers import get_tokenizer, tokenize_nist
@@ -57,7 +58,7 @@ def _tokens(text: str, tokenize: str | None, lowercase: bool, western_lang: bool
     return get_tokenizer(tokenize)(text.lower() if lowercase else text)
 
 
-@lru_cache(maxsize=8)
+@byte_lru_cache(REFERENCE_CORPUS_BYTES)
 def _reference_set(
     references: tuple[tuple[str, ...], ...], tokenize: str | None, lowercase: bool, western_lang: bool, max_order: int
 ) -> tuple[list[list[tuple[int, list[Counter]]]], dict]:
@@ -122,6 +123,7 @@ def score_from_statistics(stats: Sequence[float], max_order: int) -> dict:
             "translation_length": int(hyp_len), "reference_length": int(round(ref_len / max_order))}
 
 
+@checked_options
 def compute_nist(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

@@ -83,7 +83,8 @@ import numpy as np
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical import rouge_native
-from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices
+from nlgmetrics.options import MAX_BETA, check_flag, check_real, checked_options
+from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices, check_resamples
 from nlgmetrics.text.rouge_tokenize import (
     RougeTokenizer,
     TokenizerSpec,
@@ -95,6 +96,7 @@ from nlgmetrics.text.rouge_tokenize import (
 
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 DEFAULT_WEIGHT_FACTOR = 1.2
+MAX_WEIGHT_FACTOR = 16.0  # k**16 stays finite for every run length k below 10**19
 AGGREGATORS = ("mean", "bootstrap")
 BACKENDS = ("auto", "native", "python")
 BACKEND_ENV = "NLGMETRICS_ROUGE_BACKEND"  # the default of ``backend`` (else "auto")
@@ -150,11 +152,8 @@ def parse_rouge_type(name: object, weight_factor: float = DEFAULT_WEIGHT_FACTOR)
 
 
 def _check_weight(weight: object) -> None:
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 1:
-        raise ValueError(
-            "weight_factor must be a number >= 1 (f(k) = k^w; 1 gives plain LCS, ROUGE-1.5.5 uses 1.2), "
-            f"got {weight!r}."
-        )
+    check_real("weight_factor", weight, 1, MAX_WEIGHT_FACTOR,
+               "f(k) = k^w; 1 gives plain LCS, ROUGE-1.5.5 uses 1.2; k^w stays finite for any text up to this bound")
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -562,20 +561,6 @@ class RougeScorer:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Options and aggregation
-def _check_flag(name: str, value: object) -> bool:
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
-        return bool(value)
-    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.")
-
-
-def _check_number(name: str, value: object, low: float, high: float, what: str) -> float:
-    """A finite real number in [low, high], else a ValueError that says what the option means."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not real or not (math.isfinite(value) and low <= value <= high):
-        raise ValueError(f"{name} must be a finite number {what}, got {value!r:.40}.")
-    return float(value)
-
-
 def _check_seed(name: str, value: object, allow_none: bool = True) -> None:
     if value is None and allow_none:
         return
@@ -613,12 +598,10 @@ def make_scorer(
     if alpha is not None and beta is not None:
         raise ValueError("give alpha (ROUGE-1.5.5's -p) or beta (F_beta), not both.")
     if alpha is not None:
-        alpha = _check_number("alpha", alpha, 0, 1, "in [0, 1] (1: precision only, 0: recall only)")
+        alpha = check_real("alpha", alpha, 0, 1, "1: precision only, 0: recall only")
     if beta is not None:
-        beta = _check_number(
-            "beta", beta, 0, math.inf,
-            ">= 0 (beta > 1 favours recall; for recall alone read the T_recall key rather than beta=inf)",
-        )
+        beta = check_real("beta", beta, 0, MAX_BETA,
+                          "beta > 1 favours recall; for recall alone read the recall key rather than a huge beta")
     if lang is not None:
         if not is_default_tokenizer(tokenizer):
             raise ValueError(
@@ -626,12 +609,12 @@ def make_scorer(
                 "but English)."
             )
         tokenizer = tokenizer_for_lang(lang)
-    split_summaries = _check_flag("split_summaries", split_summaries)
+    split_summaries = check_flag("split_summaries", split_summaries)
     if split_summaries and any(t.kind == "Lsum" for t in types):
         from nlgmetrics.resources import ensure_punkt
 
         ensure_punkt()
-    use_stemmer = _check_flag("use_stemmer", use_stemmer)
+    use_stemmer = check_flag("use_stemmer", use_stemmer)
     tokenize = get_rouge_tokenizer(tokenizer, use_stemmer)
     name = "rouge_score" if is_default_tokenizer(tokenizer) else tokenizer if isinstance(tokenizer, str) else None
     return RougeScorer(types, tokenize, multi_ref, alpha, beta, split_summaries, name, use_stemmer)
@@ -788,6 +771,7 @@ def _bootstrap(values: np.ndarray, n_samples: int, seed: int | None, confidence:
     return np.percentile(means, [100 * delta, 50, 100 * (1 - delta)], axis=0)
 
 
+@checked_options
 def compute_rouge(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
@@ -879,10 +863,9 @@ def compute_rouge(
             f"of rouge_score's 1000 bootstrap means), got {aggregator!r:.40}."
         )
     _check_seed("numpy_seed", numpy_seed)
-    use_aggregator = _check_flag("use_aggregator", use_aggregator)
+    use_aggregator = check_flag("use_aggregator", use_aggregator)
     if n_bootstrap:
-        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral) or n_bootstrap < 2:
-            raise ValueError(f"n_bootstrap must be an integer of at least 2 (0: no interval), got {n_bootstrap!r:.30}.")
+        check_resamples("n_bootstrap", n_bootstrap)
         if not use_aggregator:
             raise ValueError("n_bootstrap needs use_aggregator=True: intervals are over the mean of the examples.")
     if isinstance(confidence_interval, bool) or not isinstance(confidence_interval, numbers.Real) or not (

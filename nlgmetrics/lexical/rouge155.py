@@ -65,6 +65,7 @@ from threadpoolctl import ThreadpoolController
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical.rouge import (
     DEFAULT_WEIGHT_FACTOR,
+    SKIP_PAIR_LIMIT,
     RougeType,
     _check_weight,
     compute_rouge,
@@ -74,7 +75,11 @@ from nlgmetrics.lexical.rouge import (
     overlap,
     parse_rouge_type,
     skip_bigram_counter,
+    skip_bigram_hits,
+    skip_bigram_total,
 )
+from nlgmetrics.options import check_flag, check_int, check_real
+from nlgmetrics.stats import MAX_RESAMPLES
 
 FLAVORS = ("rouge_score", "rouge155")
 DEFAULT_ROUGE155_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -396,39 +401,58 @@ def _union_lcs_hits(model: _Text, peer: _Text) -> int:
     return hits
 
 
-def _wlcs_marks(model: Sequence[str], peer: Sequence[str], f: list[float]) -> list[int]:
-    """Model positions of the weighted LCS perl's ``wlcs_inner`` + ``markLCS`` mark (f[k] = k^w)."""
+def _wlcs_row(x: str, peer: Sequence[str], prev_c: list[float], prev_k: list[int], f: list[float]):
+    """One row of perl's ``wlcs_inner`` table for model token ``x``: (c, k) of every peer prefix."""
     n = len(peer)
-    prev_c = [0.0] * (n + 1)
-    prev_k = [0] * (n + 1)
-    rows = [prev_c]
-    for x in model:
-        cur_c = [0.0] * (n + 1)
-        cur_k = [0] * (n + 1)
-        left = 0.0
-        for j in range(n):
-            if peer[j] == x:
-                k = prev_k[j]
-                left = prev_c[j] + f[k + 1] - f[k]  # perl: (c + f(k+1)) - f(k), in this order
-                cur_k[j + 1] = k + 1
-            else:
-                up = prev_c[j + 1]
-                if up >= left:  # noqa: PLR1730 (an if is faster than max() here)
-                    left = up
-            cur_c[j + 1] = left
-        rows.append(cur_c)
-        prev_c, prev_k = cur_c, cur_k
-    marks = []
-    i, j = len(model), n
-    while i and j:
-        if model[i - 1] == peer[j - 1]:
-            i -= 1
-            j -= 1
-            marks.append(i)
-        elif rows[i - 1][j] >= rows[i][j - 1]:
-            i -= 1
+    cur_c = [0.0] * (n + 1)
+    cur_k = [0] * (n + 1)
+    left = 0.0
+    for j in range(n):
+        if peer[j] == x:
+            k = prev_k[j]
+            left = prev_c[j] + f[k + 1] - f[k]  # perl: (c + f(k+1)) - f(k), in this order
+            cur_k[j + 1] = k + 1
         else:
-            j -= 1
+            up = prev_c[j + 1]
+            if up >= left:  # noqa: PLR1730 (an if is faster than max() here)
+                left = up
+        cur_c[j + 1] = left
+    return cur_c, cur_k
+
+
+def _wlcs_marks(model: Sequence[str], peer: Sequence[str], f: list[float]) -> list[int]:
+    """Model positions of the weighted LCS perl's ``wlcs_inner`` + ``markLCS`` mark (f[k] = k^w).
+
+    The trace back needs the whole table; it is kept as checkpoint rows every ``B = sqrt(len(model))`` rows and
+    recomputed one block at a time as the trace reaches it: O(sqrt(len(model)) * len(peer)) memory instead of the
+    table's len(model) * len(peer) (a 20,000-word pair took 2.6 GB), the same values, so the same marks.
+    """
+    n, rows_total = len(peer), len(model)
+    block = max(1, math.isqrt(rows_total))
+    c, k = [0.0] * (n + 1), [0] * (n + 1)
+    checkpoints = {0: (np.array(c), np.array(k, dtype=np.int64))}
+    for i, x in enumerate(model, 1):
+        c, k = _wlcs_row(x, peer, c, k, f)
+        if i % block == 0 and i < rows_total:
+            checkpoints[i] = (np.array(c), np.array(k, dtype=np.int64))
+    marks = []
+    i, j = rows_total, n
+    while i and j:
+        first = (i - 1) // block * block  # the block holding rows first .. i
+        c, k = (part.tolist() for part in checkpoints[first])
+        rows = [np.array(c)]
+        for x in model[first:i]:
+            c, k = _wlcs_row(x, peer, c, k, f)
+            rows.append(np.array(c))
+        while i > first and j:
+            if model[i - 1] == peer[j - 1]:
+                i -= 1
+                j -= 1
+                marks.append(i)
+            elif rows[i - 1 - first][j] >= rows[i - first][j - 1]:
+                i -= 1
+            else:
+                j -= 1
     return marks
 
 
@@ -476,11 +500,21 @@ def type_statistics(rouge_type: RougeType, model: _Text, peer: _Text) -> tuple[f
         hit = overlap(model.ngrams(n), peer.ngrams(n)) if model_count else 0
         return hit, model_count, max(len(peer.tokens) - n + 1, 0), _r5(hit / model_count) if model_count else 0.0
     if kind == "S":
-        model_counts = model.skips(rouge_type.skip, rouge_type.unigrams)
-        peer_counts = peer.skips(rouge_type.skip, rouge_type.unigrams)
-        model_count = sum(model_counts.values())
-        hit = overlap(model_counts, peer_counts) if model_count else 0
-        return hit, model_count, sum(peer_counts.values()), _r5(hit / model_count) if model_count else 0.0
+        skip, unigrams = rouge_type.skip, rouge_type.unigrams
+
+        def total(tokens: tuple[str, ...]) -> int:  # perl's loop gives no unigram for the last token
+            return skip_bigram_total(len(tokens), skip) + (len(tokens) - 1 if unigrams and len(tokens) > 1 else 0)
+
+        model_count, peer_count = total(model.tokens), total(peer.tokens)
+        if not model_count:
+            hit = 0
+        elif max(model_count, peer_count) <= SKIP_PAIR_LIMIT:
+            hit = overlap(model.skips(skip, unigrams), peer.skips(skip, unigrams))
+        else:  # long texts: the default flavor's prefix-sum count, linear memory, no pair listed
+            hit = skip_bigram_hits(model.tokens, peer.tokens, skip)
+            if unigrams and len(model.tokens) > 1 and len(peer.tokens) > 1:
+                hit += overlap(Counter(model.tokens[:-1]), Counter(peer.tokens[:-1]))
+        return hit, model_count, peer_count, _r5(hit / model_count) if model_count else 0.0
     if kind == "L":
         hit = _union_lcs_hits(model, peer)
         base = sum(map(len, model.sentences))
@@ -827,12 +861,6 @@ def _check_limit(name: str, value: object) -> int | None:
     return value
 
 
-def _check_flag(name: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.")
-    return bool(value)
-
-
 def parse_rouge155_types(
     rouge_types: Sequence[str] | str | None, weight_factor: float = DEFAULT_WEIGHT_FACTOR
 ) -> tuple[RougeType, ...]:
@@ -880,12 +908,12 @@ def rouge155_scores(
     preds, refs = check_pairs(predictions, references)
     types = parse_rouge155_types(rouge_types, weight_factor)
     options = TextOptions(
-        use_stemmer=_check_flag("use_stemmer", use_stemmer),
-        wordnet_exceptions=_check_flag("wordnet_exceptions", wordnet_exceptions),
-        remove_stopwords=_check_flag("remove_stopwords", remove_stopwords),
+        use_stemmer=check_flag("use_stemmer", use_stemmer),
+        wordnet_exceptions=check_flag("wordnet_exceptions", wordnet_exceptions),
+        remove_stopwords=check_flag("remove_stopwords", remove_stopwords),
         length_limit=_check_limit("length_limit", length_limit),
         byte_limit=_check_limit("byte_limit", byte_limit),
-        byte_limit_bug=_check_flag("byte_limit_bug", byte_limit_bug),
+        byte_limit_bug=check_flag("byte_limit_bug", byte_limit_bug),
     )
     if options.wordnet_exceptions and not options.use_stemmer:
         raise ValueError("wordnet_exceptions=True is part of perl's stemming (-m): set use_stemmer=True as well.")
@@ -898,9 +926,7 @@ def rouge155_scores(
             f"multi_ref must be 'average' (ROUGE-1.5.5 -f A, pooled counts) or 'best' (-f B, the reference with the "
             f"highest recall), got {multi_ref!r}."
         )
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise ValueError(f"alpha must be a number in [0, 1] (perl's -p; 0.5 is F1), got {alpha!r}.")
-    alpha = float(alpha)
+    alpha = check_real("alpha", alpha, 0, 1, "perl's -p; 0.5 is F1")
     figures: dict[str, np.ndarray] = {}
     shared = [t for t in types if t.kind in ("N", "L")]
     texts = shared_texts(preds, refs, options) if shared else None
@@ -963,10 +989,7 @@ def compute_rouge155(
     if not use_aggregator:
         return {name + suffixes[c]: column[:, c].tolist() for name, column in figures.items() for c in (2, 1, 0)}
     n_resamples = PERL_RESAMPLES if not n_bootstrap else n_bootstrap
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise ValueError(
-            f"n_bootstrap (perl's -r) must be a positive integer, or 0 for perl's 1000; got {n_bootstrap!r}."
-        )
+    n_resamples = check_int("n_bootstrap", n_resamples, 1, MAX_RESAMPLES, "perl's -r; 0 for perl's 1000")
     if (
         isinstance(confidence_interval, bool)
         or not isinstance(confidence_interval, (int, float))

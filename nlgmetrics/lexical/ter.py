@@ -37,6 +37,7 @@ import numpy as np
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
+from nlgmetrics.options import check_flag, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.tercom import tokenize_tercom
 
@@ -85,22 +86,37 @@ def _beam(n: int, m: int) -> tuple[tuple[tuple[int, int], ...], int]:
     return tuple(rows), bound
 
 
-def _banded_rows(words: Sequence[int], m: int, beam: Sequence[tuple[int, int]], rows: list[list[int]]) -> list:
-    """Extend ``rows`` (beam-limited distance rows of ``words[:len(rows) - 1]``) to all of ``words``, as sacrebleu."""
+def _banded_rows(words: Sequence[int], m: int, beam: Sequence[tuple[int, int]], rows: list) -> list:
+    """Extend ``rows`` (beam-limited distance rows of ``words[:len(rows) - 1]``) to all of ``words``, as sacrebleu.
+
+    Each row is ``(lo, values)``: only the beam's cells ``lo <= j < lo + len(values)`` are stored (every other cell is
+    unreachable, ``_INF``, as sacrebleu's), so memory is linear in the text length: :func:`_cell` reads a cell.
+    """
     for i in range(len(rows), len(words) + 1):
         lo, hi = beam[i]
-        prev, eq = rows[i - 1], words[i - 1]
-        row = [_INF] * (m + 1)
+        prev_lo, prev = rows[i - 1]
+        prev_hi = prev_lo + len(prev)
+        eq = words[i - 1]
+        row = []
+        left = _INF  # the cell left of the beam
         start = lo
         if lo == 0:
-            row[0] = prev[0] + 1
+            left = min((prev[0] if prev_lo == 0 else _INF) + 1, _INF)
+            row.append(left)
             start = 1
-        left = row[start - 1]
         for j in range(start, hi):
-            # unreachable cells stay _INF, as sacrebleu's
-            row[j] = left = min(prev[j - 1] + 1 - ((eq >> (j - 1)) & 1), prev[j] + 1, left + 1, _INF)
-        rows.append(row)
+            diagonal = prev[j - 1 - prev_lo] if prev_lo <= j - 1 < prev_hi else _INF
+            up = prev[j - prev_lo] if prev_lo <= j < prev_hi else _INF
+            left = min(diagonal + 1 - ((eq >> (j - 1)) & 1), up + 1, left + 1, _INF)
+            row.append(left)
+        rows.append((lo, row))
     return rows
+
+
+def _cell(rows: list, i: int, j: int) -> int:
+    """Cell ``(i, j)`` of :func:`_banded_rows`' rows (``_INF`` outside the beam)."""
+    lo, values = rows[i]
+    return values[j - lo] if lo <= j < lo + len(values) else _INF
 
 
 # -- Myers' bit-parallel Levenshtein ----------------------------------------------------------------------------
@@ -232,8 +248,8 @@ def ter_edits(words: tuple[int, ...], m: int) -> int:
     dist = n + plus[n].bit_count() - minus[n].bit_count()
     banded = None
     if dist >= bound:  # the beam may bind: sacrebleu's rows
-        banded = _banded_rows(words, m, beam, [list(range(m + 1))])
-        dist = banded[n][m]
+        banded = _banded_rows(words, m, beam, [(0, list(range(m + 1)))])
+        dist = _cell(banded, n, m)
     shifts, checked = 0, 0
     unrestricted: dict[tuple, int] = {}
     while True:
@@ -243,7 +259,7 @@ def ter_edits(words: tuple[int, ...], m: int) -> int:
                 return i + (plus[i] & low).bit_count() - (minus[i] & low).bit_count()
         else:
             def value(i, j, banded=banded):
-                return banded[i][j]
+                return _cell(banded, i, j)
         align, hyp_cum, ref_cum = _alignment(words, m, value)
         candidates, checked = _shift_candidates(words, m, align, hyp_cum, ref_cum, checked)
         if checked >= MAX_SHIFT_CANDIDATES:
@@ -257,7 +273,7 @@ def ter_edits(words: tuple[int, ...], m: int) -> int:
                 vp, vn = _myers(shifted[first:], full, plus[first], minus[first])
                 cost = unrestricted[shifted] = n + vp.bit_count() - vn.bit_count()
             if bound <= cost < dist:  # a possible improvement where the beam may bind (so banded is set)
-                cost = _banded_rows(shifted, m, beam, banded[: first + 1])[n][m]
+                cost = _cell(_banded_rows(shifted, m, beam, banded[: first + 1]), n, m)
             key = (dist - cost, length, -start, -target)
             if best is None or key > best[0]:
                 best = (key, shifted, cost)
@@ -267,7 +283,7 @@ def ter_edits(words: tuple[int, ...], m: int) -> int:
         _, words, dist = best
         plus, minus = [full], [0]
         _myers(words, full, full, 0, plus, minus)
-        banded = _banded_rows(words, m, beam, [list(range(m + 1))]) if dist >= bound else None
+        banded = _banded_rows(words, m, beam, [(0, list(range(m + 1)))]) if dist >= bound else None
     return shifts + dist
 
 
@@ -292,9 +308,7 @@ class TER:
 
     def __post_init__(self) -> None:
         for name in ("normalized", "no_punct", "asian_support", "case_sensitive"):
-            value = getattr(self, name)
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}.")
+            check_flag(name, getattr(self, name))
 
     def tokenize(self, text: str) -> tuple[str, ...]:
         """Tokens of ``text`` as sacrebleu's TER sees them (trailing whitespace stripped first)."""
@@ -360,6 +374,7 @@ class TER:
         return "|".join(parts)
 
 
+@checked_options
 def compute_ter(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

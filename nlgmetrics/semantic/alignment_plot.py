@@ -93,12 +93,16 @@ def plot_alignment(
     dpi: int = 150,
     **moverscore_options,
 ) -> Path:
-    """Write a PNG heatmap of one pair's token alignment to ``path`` and return the path.
+    """Write a PNG heatmap of one pair's token alignment to ``path`` and return the path written (``.png`` added to
+    a name without a suffix; an existing file is replaced only if it is a PNG image: :mod:`nlgmetrics._outputs`).
 
     ``metric``: 'moverscore' (transport flow; ``moverscore_options`` such as ``distance``, ``stop_words``,
     ``remove_subwords``, ``solver``, ``relaxed`` pass through) or 'bertscore' (cosine similarity). Rows are the
     reference's tokens, columns the prediction's.
     """
+    from nlgmetrics._outputs import figure_target, save_figure
+
+    figure_target(path, formats=("png",))  # checked before any work
     data = alignment_matrix(prediction, reference, metric=metric, model_type=model_type, num_layers=num_layers,
                             idf=idf, device=device, **moverscore_options)
     plt = _pyplot()
@@ -117,9 +121,7 @@ def plot_alignment(
         ax.set_title(data["title"], fontsize=11)
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         fig.tight_layout()
-        out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=dpi, format="png")
+        out = save_figure(fig, path, formats=("png",), dpi=dpi)
     finally:
         plt.close(fig)
     return out

@@ -48,6 +48,7 @@ import torch
 from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import check_mode, score_sharded
 from nlgmetrics.inputs import check_pairs, check_predictions, replace_lone_surrogates, replace_lone_surrogates_in_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
 from nlgmetrics.semantic import PAIR_CHUNK, available_memory, release_freed_memory, warn_if_memory_short
 from nlgmetrics.semantic.idf import DocumentFrequencies
@@ -430,6 +431,7 @@ def _scorer_options(options: dict) -> dict:
     return {k: v for k, v in options.items() if k in known}
 
 
+@checked_options
 def compute_bertscore(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

@@ -63,6 +63,7 @@ import torch
 from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import check_mode, map_sharded, score_sharded
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates, replace_lone_surrogates_in_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
 from nlgmetrics.semantic import PAIR_CHUNK, release_freed_memory, warn_if_memory_short
 from nlgmetrics.semantic.idf import DocumentFrequencies
@@ -524,6 +525,7 @@ class MoverScorer:
         return "|".join(parts)
 
 
+@checked_options
 def compute_moverscore(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

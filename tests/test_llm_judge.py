@@ -299,7 +299,7 @@ def test_bad_input_is_named_before_any_call():
         (dict(predictions=["a"], scale=(1.0, 5.0)), TypeError, "two integers"),
         (dict(predictions=["a"], weighting="mean"), ValueError, "weighting must be 'geval' or 'parse'"),
         (dict(predictions=["a"], on_unparseable="skip"), ValueError, "on_unparseable must be one of"),
-        (dict(predictions=["a"], temperature=-1), ValueError, "temperature must be a number from 0 to 2"),
+        (dict(predictions=["a"], temperature=-1), ValueError, r"temperature must be a finite number in \[0, 2\]"),
         (dict(predictions=["a"], price=5), ValueError, "price must be"),
         (dict(predictions=["a"], cache=0), TypeError, "cache must be True"),
         (dict(predictions=["a"], mode="ranking"), ValueError, "mode must be 'score' or 'pairwise'"),

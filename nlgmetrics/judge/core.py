@@ -19,6 +19,7 @@ from typing import Any
 
 import nlgmetrics
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
+from nlgmetrics.options import check_real, checked_options
 from nlgmetrics.judge.backends import Answer, JudgeBackend, Request, TransformersBackend
 from nlgmetrics.judge.cache import JudgmentCache, judgment_key
 from nlgmetrics.judge.scale import (
@@ -93,6 +94,7 @@ def signature_string(parts: dict[str, Any]) -> str:
     return "llm_judge|" + "|".join(f"{k}:{v}" for k, v in parts.items())
 
 
+@checked_options
 def compute_llm_judge(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]] | None = None,
@@ -167,8 +169,8 @@ def compute_llm_judge(
     for option, value, low in (("max_tokens", max_tokens, 1), ("unparseable_retries", unparseable_retries, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{option} must be an integer of at least {low}, got {value!r}.")
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
-        raise ValueError(f"temperature must be a number from 0 to 2 (0: greedy, the default), got {temperature!r}.")
+    temperature = check_real("temperature", temperature, 0, 2, "0: greedy, the default")
+    timeout = check_real("timeout", timeout, 0.001, 86400, "seconds per request")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(f"seed must be an integer or None, got {seed!r}.")
     if cache is not True and cache is not False and not isinstance(cache, (str, os.PathLike)):

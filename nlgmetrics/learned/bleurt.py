@@ -39,6 +39,7 @@ import torch
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
+from nlgmetrics.options import checked_options
 from nlgmetrics.learned.locate import resolve_checkpoint
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
@@ -324,6 +325,7 @@ def clear_scorers() -> None:
         _SCORERS.clear()
 
 
+@checked_options
 def compute_bleurt(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],

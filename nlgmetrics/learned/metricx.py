@@ -36,6 +36,7 @@ import torch
 
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
+from nlgmetrics.options import checked_options
 from nlgmetrics.learned.locate import resolve_checkpoint
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
@@ -155,6 +156,7 @@ def get_scorer(checkpoint: str = DEFAULT_CHECKPOINT, *, tokenizer: str | None = 
         return _SCORERS[key]
 
 
+@checked_options
 def compute_metricx(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]] | None = None,

@@ -252,6 +252,12 @@ SPECS: dict[str, MetricSpec] = {
             per_example={"scores": "moverscore"}, extras=("encoder",), demo_options={"model_type": _BUNDLED},
             refused_per_example=_EMBEDDING_REFUSED,
         ),
+        MetricSpec(
+            "comet", "nlgmetrics.learned.comet:compute_comet", LEARNED, headline=("comet",),
+            per_example={"scores": "comet"}, flat_renames={"mean_score": "comet"},
+            flat_skip=frozenset({"mean_score_mean", "mean_score_ci"}), refused_per_example=_BOOTSTRAP_REFUSED,
+            sources=SOURCES_REQUIRED, references_optional=True, needs_checkpoint=True,
+        ),
     )
 }
 

@@ -1,0 +1,1 @@
+"""Learned metrics (COMET) read from their published checkpoints."""

@@ -102,10 +102,16 @@ for model_spec in job["models"]:
             yaml.safe_dump(hparams, handle)
     model = load_from_checkpoint(ckpt)
     scores = {}
-    for name, samples in job.get("samples", {}).items():
+    for name, samples in ({} if job.get("time") else job.get("samples", {})).items():
         samples = [{k: v for k, v in s.items() if k in model_spec.get("keys", ["src", "mt", "ref"])} for s in samples]
         pred = model.predict(samples, batch_size=job.get("batch_size", 8), gpus=0, progress_bar=False)
         scores[name] = [float(x) for x in pred.scores]
+    for x, y in job.get("t_tests", []) if scores else []:
+        # comet-compare's paired t-test: its segment scores as a float32 matrix, scipy's ttest_rel(x, y)
+        import numpy as np
+        from scipy import stats
+        result = stats.ttest_rel(np.array(scores[x], dtype="float32"), np.array(scores[y], dtype="float32"))
+        scores[f"__t_test__{x}__{y}"] = [float(result.statistic), float(result.pvalue)]
     for variant in job.get("time", []):
         # comet-score's code path (comet/cli/score.py, one GPU or CPU): load, eval(), half() (comet-score always
         # calls it), the sentence-embedding LRU cache on, then one predict call per system
@@ -116,7 +122,7 @@ for model_spec in job["models"]:
             model.half()
         model.set_embedding_cache()
         loaded = time.perf_counter() - start
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         system_scores = {}
         for name, samples in job["samples"].items():
             pred = model.predict(samples, batch_size=job.get("batch_size", 8), gpus=0, progress_bar=False,
@@ -124,6 +130,7 @@ for model_spec in job["models"]:
             system_scores[name] = [float(x) for x in pred.scores]
         label = "half" if variant["half"] else "float32"
         scores[f"__seconds_{label}__"] = time.perf_counter() - start
+        scores[f"__cpu_seconds_{label}__"] = time.process_time() - cpu
         scores[f"__load_seconds_{label}__"] = loaded
         scores[f"__scores_{label}__"] = system_scores
     out[folder] = scores

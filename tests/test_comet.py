@@ -68,7 +68,7 @@ def built(tmp_path_factory, wmt):
                                                         ("unified3", UNIFIED3)))],
         "samples": {system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
                     for system, outputs in systems.items()},
-        "batch_size": 8,
+        "batch_size": 8, "t_tests": [list(SYSTEMS)],
     }
     scores = oracle_scores(job, work)
     return {"encoder": encoder, "models": models, "oracle": {name: scores[str(folder)] for name, folder in
@@ -256,3 +256,77 @@ def test_evaluate_module_reference_free_config_has_no_references_input(built, wm
         assert kiwi.compute()["scores"] == pytest.approx(expected, abs=1e-5)
         with pytest.warns(UserWarning, match="references are not used"):
             kiwi.compute(sources=sources[:6], predictions=hyps, references=reference[:6])
+
+
+def test_compare_gives_bootstrap_and_comet_compares_paired_t_test(built, wmt):
+    from nlgmetrics.comparison import compare
+
+    sources, reference, systems = wmt
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = compare({name: systems[name] for name in SYSTEMS}, reference, ["comet"], sources=sources,
+                       metric_options={"comet": {"model": str(built["models"]["estimator"])}}, n_resamples=200)
+    base, other = rows
+    oracle = built["oracle"]["estimator"]
+    assert base["baseline"] and base["t_statistic"] is None
+    assert base["score"] == pytest.approx(sum(oracle[SYSTEMS[0]]) / N, abs=1e-6)
+    assert other["score"] == pytest.approx(sum(oracle[SYSTEMS[1]]) / N, abs=1e-6)
+    statistic, p_value = oracle[f"__t_test__{SYSTEMS[0]}__{SYSTEMS[1]}"]
+    assert other["t_statistic"] == pytest.approx(statistic, rel=1e-4)
+    assert other["t_p_value"] == pytest.approx(p_value, rel=1e-4, abs=1e-9)
+    assert 0 < other["p_value"] <= 1 and base["ci_low"] <= base["mean"] <= base["ci_high"]
+
+
+def test_paired_t_test_is_defined_where_scipy_is_not():
+    import numpy as np
+
+    from nlgmetrics.comparison import _paired_t_test
+
+    same = np.array([1.0, 2.0, 3.0])
+    assert _paired_t_test(same, same) == {"t_statistic": 0.0, "t_p_value": 1.0}
+    assert _paired_t_test(same, same - 0.5) == {"t_statistic": None, "t_p_value": 0.0}
+
+
+def test_adapters_pass_sources_to_comet(built, wmt):
+    """Trainer (sources given as a list), lm-eval (source_separator in the target) and Ray (a source column)."""
+    import numpy as np
+
+    from nlgmetrics.integration.lm_eval import score_corpus
+    from nlgmetrics.integration.transformers import make_compute_metrics
+
+    sources, reference, systems = wmt
+    hyps, model = systems[SYSTEMS[0]][:6], str(built["models"]["estimator"])
+    expected = built["oracle"]["estimator"][SYSTEMS[0]][:6]
+    options = {"comet": {"model": model}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        words = sorted({w for text in hyps + reference[:6] for w in text.split()})
+
+        class Tokenizer:
+            pad_token_id = 0
+
+            def batch_decode(self, ids, skip_special_tokens=True):
+                return [" ".join(words[i - 1] for i in row if i > 0) for row in ids]
+
+        def ids(texts):
+            rows = [[words.index(w) + 1 for w in text.split()] for text in texts]
+            width = max(map(len, rows))
+            return np.array([row + [-100] * (width - len(row)) for row in rows])
+
+        decoded = Tokenizer().batch_decode(ids(hyps))
+        trainer = make_compute_metrics(Tokenizer(), ["comet"], options, sources=sources[:6])
+        flat = trainer((ids(hyps), ids(reference[:6])))
+        direct = _score(built, "estimator", SYSTEMS[0], (sources[:6], reference[:6], {SYSTEMS[0]: decoded}))
+        assert flat["comet"] == pytest.approx(direct["mean_score"], abs=1e-7)
+
+        items = [(f"{s}\t{r}", h, json.dumps({"model": model, "source_separator": "\t"}))
+                 for s, r, h in zip(sources[:6], reference[:6], hyps)]
+        assert score_corpus("comet", items)["comet"] == pytest.approx(sum(expected) / 6, abs=1e-6)
+
+        pytest.importorskip("ray")
+        from nlgmetrics.integration.ray_data import MetricScorer
+
+        batch = {"prediction": np.array(hyps, dtype=object), "reference": np.array(reference[:6], dtype=object),
+                 "src": np.array(sources[:6], dtype=object)}
+        scored = MetricScorer(["comet"], source_column="src", metric_options=options)(batch)
+        assert scored["comet"].tolist() == pytest.approx(expected, abs=1e-5)

@@ -32,7 +32,10 @@ Speed: the estimator's sentence embeddings are a function of one text, so each d
 kept in the shared embedding cache (:mod:`nlgmetrics.embed.cache`): scoring 16 systems against the same sources and
 references costs one pass over the sources and references plus one per system output. Batches are length-sorted
 (little padding). The unified models encode each (mt, src[, ref]) sequence jointly, so only repeated pairs are reused.
-On CUDA, ``dtype='bfloat16'``/``'float16'`` runs the encoder under autocast.
+The encoder runs padding-free where it can (:mod:`nlgmetrics.embed.packed`: XLM-R
+and BERT layouts, checked against the padded forward at load time), and only up to the last layer the score reads
+(a sparsemax mix gives some layers exactly zero weight). On CUDA, ``dtype='bfloat16'``/``'float16'`` runs the
+encoder under autocast.
 """
 
 from __future__ import annotations
@@ -51,7 +54,15 @@ import torch
 from torch import nn
 
 from nlgmetrics.embed.cache import TokenEmbeddings, get_cache
-from nlgmetrics.embed.encoder import _DTYPES, _dtype_name, _folder_identity, check_batch_size, pick_device
+from nlgmetrics.embed.encoder import (
+    _DTYPES,
+    _dtype_name,
+    _folder_identity,
+    check_batch_size,
+    packing_matches,
+    pick_device,
+)
+from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.learned.checkpoint import (
     DEFAULT_CHECKPOINT,
@@ -222,12 +233,32 @@ class Comet:
         self.segments = list(hparams.get("input_segments") or ["mt", "src", "ref"])
         if self.kind == "xcomet_metric":
             self.segments = ["mt", "src", "ref"]
+        self._drop_unused_layers()
         for module in (self.encoder, self.mix, self.head):
             if module is not None:
                 module.to(self.device).eval()
+        probe = self.token_ids(["A short probe.", "A somewhat longer probe sentence, with a comma."])[0]
+        self.packed = can_pack(self.encoder) and packing_matches(self.encoder, probe, pad_id=self.pad_id,
+                                                                 device=self.device)
         self.lock = threading.Lock()
         self.namespace = (f"comet:{VERSION}:{_folder_identity(str(folder))}:{_dtype_name(self.autocast_dtype)}:"
                           f"{self.device.type}")
+
+    def _drop_unused_layers(self) -> None:
+        """Run the encoder only up to the last layer the score reads: ``layer: k``, or the last layer a sparsemax mix
+        gives a non-zero weight (sparsemax sets weights exactly to 0, so the layers above add exactly nothing)."""
+        if self.mix is None:
+            last = self.layer
+        elif self.mix.sparse:
+            with torch.no_grad():
+                last = int(torch.nonzero(self.mix.weights()).max())
+            self.mix.scalar_parameters = self.mix.scalar_parameters[: last + 1]
+        else:
+            return
+        blocks = self.encoder.encoder.layer
+        if last < len(blocks):
+            self.encoder.encoder.layer = blocks[:last]
+            self.layer = last if self.mix is None else self.layer
 
     @staticmethod
     def _load(module: nn.Module, state: dict, prefix: str, optional: tuple[str, ...] = ()) -> None:
@@ -305,6 +336,26 @@ class Comet:
             return mixed.masked_fill(pad, float("-inf")).max(dim=1)[0]
         return mixed[:, 0, :]  # cls; "default" (XLM-R's sentemb is the last layer's first token)
 
+    def _packed_pooled(self, rows: Sequence[list[int]], joint: bool) -> torch.Tensor:
+        """What ``_batch`` + ``_pool`` give (``E[:, 0]`` when ``joint``), from the padding-free forward
+        (:mod:`nlgmetrics.embed.packed`): every sequence's rows without pad tokens, mixed and pooled one by one."""
+        autocast = (torch.autocast(self.device.type, dtype=self.autocast_dtype)
+                    if self.autocast_dtype is not None and self.device.type == "cuda" else nullcontext())
+        with autocast:
+            states = packed_hidden_states(self.encoder, rows, None, self.device).float()  # (T, L + 1, hidden)
+        out = []
+        for sequence in states.split([len(r) for r in rows]):
+            layers = list(sequence.unsqueeze(0).unbind(2))  # each (1, n, hidden)
+            mask = torch.ones(sequence.shape[:1], device=sequence.device).unsqueeze(0)
+            mixed = (self.mix(layers, mask) if self.mix is not None else layers[self.layer])[0]
+            if joint or self.pool in ("cls", "default"):
+                out.append(mixed[0])
+            elif self.pool == "avg":
+                out.append(mixed.sum(0) / len(mixed))
+            else:
+                out.append(mixed.max(dim=0)[0])
+        return torch.stack(out)
+
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
                first: Sequence[int] | None, progress: bool, what: str) -> torch.Tensor:
         """One vector per key: the pooled sentence embedding (estimators) or ``E[:, 0]`` (unified), from the cache
@@ -330,9 +381,12 @@ class Comet:
             batches = tqdm(batches, desc=f"COMET {what} ({self.device.type})", unit="batch")
         with self.lock, torch.inference_mode():
             for batch in batches:
-                mixed, ids, mask = self._batch([rows[i] for i in batch],
-                                               [first[i] for i in batch] if first is not None else None)
-                pooled = mixed[:, 0, :] if joint else self._pool(mixed, ids, mask)
+                if self.packed and not (joint and self.family.token_types):
+                    pooled = self._packed_pooled([rows[i] for i in batch], joint)
+                else:
+                    mixed, ids, mask = self._batch([rows[i] for i in batch],
+                                                   [first[i] for i in batch] if first is not None else None)
+                    pooled = mixed[:, 0, :] if joint else self._pool(mixed, ids, mask)
                 pooled = pooled.float().cpu()
                 for i, vector in zip(batch, pooled):
                     vectors[keys[i]] = vector

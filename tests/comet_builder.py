@@ -138,11 +138,11 @@ print(json.dumps(out))
 '''
 
 
-def oracle_scores(job: dict, workdir: Path) -> dict:
+def oracle_scores(job: dict, workdir: Path, timeout: int = 900) -> dict:
     """Run :data:`ORACLE_SCRIPT` on ``job`` (``models``: [{folder, hparams, seed, keys}], ``samples``: {name: [{src,
     mt, ref}]}) in the oracle venv; ``{folder: {sample name: scores}}``."""
     from oracle_venv import run_oracle
 
     path = Path(workdir) / "oracle_job.json"
     path.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
-    return run_oracle(ORACLE_SCRIPT, str(path))
+    return run_oracle(ORACLE_SCRIPT, str(path), timeout=timeout)

@@ -192,6 +192,14 @@ def test_an_encoder_not_found_offline_says_how_to_point_at_a_folder(built, wmt, 
     assert scored["scores"] == pytest.approx(built["oracle"]["estimator"][SYSTEMS[0]][:4], abs=1e-5)
 
 
+def test_xcomet_is_refused_rather_than_scored_as_another_model(built, tmp_path):
+    from nlgmetrics.learned.comet import compute_comet
+
+    xcomet = copy_checkpoint(built["models"]["unified3"], tmp_path / "xcomet", class_identifier="xcomet_metric")
+    with pytest.raises(ValueError, match="is an XCOMET checkpoint: its score combines .* MQM score of the error spans"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(xcomet))
+
+
 def test_cli_scores_with_sources(built, wmt, tmp_path, capsys):
     from nlgmetrics.cli import main
 

@@ -12,14 +12,14 @@ of ``mix``, ``E = H_k``.
 
 - **Estimator** (``regression_metric``: wmt20-comet-da, wmt22-comet-da, eamt22-cometinho-da). ``src``, ``mt`` and
   ``ref`` are encoded *separately* and pooled into sentence embeddings ``s, m, r`` (``pool``: ``avg`` = mean over
-  non-pad tokens, ``max``, ``cls`` = first token, ``default`` = the encoder's CLS), then::
+  non-pad tokens, ``max``, ``cls`` = first token), then::
 
       score = FFN([m; r; m*r; |m-r|; m*s; |m-s|])
 
   ``FFN``: Linear-activation-(dropout) blocks of ``hidden_sizes``, a final Linear to one value and an optional
   ``final_activation``. Referenceless regression (``referenceless_regression_metric``, wmt20/21 comet-qe):
   ``FFN([m; s; m*s; |m-s|])``.
-- **Unified** (``unified_metric``: wmt22-cometkiwi-da, wmt23-cometkiwi-da-xl; ``xcomet_metric``: XCOMET's score):
+- **Unified** (``unified_metric``: wmt22-cometkiwi-da, wmt23-cometkiwi-da-xl):
   the ``input_segments`` are encoded *jointly* as one sequence ``<s> mt </s></s> src </s>`` (BERT: ``[SEP]``
   once), ``score = FFN(E[:, 0])``. With both ``src`` and ``ref`` among the segments and given, the score is the mean
   over the three inputs (mt, src), (mt, ref) and (mt, src, ref).
@@ -75,7 +75,7 @@ from nlgmetrics.learned.checkpoint import (
 
 VERSION = "1"
 ESTIMATORS = ("regression_metric", "referenceless_regression_metric")
-UNIFIED = ("unified_metric", "xcomet_metric")
+UNIFIED = ("unified_metric",)
 
 
 @dataclass(frozen=True)
@@ -186,6 +186,11 @@ class Comet:
         self.hparams = hparams = read_hparams(folder)
         state = read_state_dict(folder)
         self.kind = hparams["class_identifier"]
+        if self.kind == "xcomet_metric":
+            raise CheckpointError(
+                f"{folder} is an XCOMET checkpoint: its score combines the regression heads with an MQM score of the "
+                "error spans its word-level head decodes, which nlgmetrics does not compute (yet); scoring it as a "
+                "plain unified model would give another number. Use unbabel-comet for XCOMET.")
         if self.kind not in ESTIMATORS + UNIFIED:
             raise CheckpointError(f"{folder}: COMET model class {self.kind!r} gives no segment score here (supported: "
                                   f"{', '.join(ESTIMATORS + UNIFIED)}); ranking models only rank.")
@@ -217,22 +222,22 @@ class Comet:
         self.num_layers = config.num_hidden_layers + 1
         self.mix = None
         if layer == "mix":
-            self.mix = LayerMix(self.num_layers, hparams.get("layer_norm", self.kind not in ("xcomet_metric",)),
+            self.mix = LayerMix(self.num_layers, hparams.get("layer_norm", True),
                                 str(hparams.get("layer_transformation", "softmax")))
             self._load(self.mix, state, "layerwise_attention.", optional=("dropout_mask", "dropout_fill"))
         elif not (isinstance(layer, int) and 0 <= layer < self.num_layers):
             raise CheckpointError(f"{folder}: layer {layer!r} is not 'mix' or a layer index below {self.num_layers}.")
         self.pool = hparams.get("pool", "avg")
-        if self.kind in ESTIMATORS and self.pool not in ("avg", "max", "cls", "default"):
-            raise CheckpointError(f"{folder}: pool {self.pool!r} is not one of avg, max, cls, default.")
+        if self.kind in ESTIMATORS and self.pool not in ("avg", "max", "cls"):
+            raise CheckpointError(f"{folder}: pool {self.pool!r} is not supported (avg, max, cls; unbabel-comet's "
+                                  "'default' pools the encoder's own sentence embedding, which no published "
+                                  "checkpoint uses).")
         hidden = config.hidden_size
         in_dim = {"regression_metric": 6 * hidden, "referenceless_regression_metric": 4 * hidden}.get(self.kind, hidden)
         self.head = FeedForward(in_dim, hparams.get("hidden_sizes", [3072, 1024]), hparams.get("activations", "Tanh"),
                                 hparams.get("final_activation"), float(hparams.get("dropout", 0.1)))
         self._load(self.head, state, "estimator.")
         self.segments = list(hparams.get("input_segments") or ["mt", "src", "ref"])
-        if self.kind == "xcomet_metric":
-            self.segments = ["mt", "src", "ref"]
         self._drop_unused_layers()
         for module in (self.encoder, self.mix, self.head):
             if module is not None:
@@ -334,7 +339,7 @@ class Comet:
             return mixed.masked_fill(pad, 0.0).sum(1) / mask.unsqueeze(-1).expand(mixed.shape).float().sum(1)
         if self.pool == "max":
             return mixed.masked_fill(pad, float("-inf")).max(dim=1)[0]
-        return mixed[:, 0, :]  # cls; "default" (XLM-R's sentemb is the last layer's first token)
+        return mixed[:, 0, :]  # cls
 
     def _packed_pooled(self, rows: Sequence[list[int]], joint: bool) -> torch.Tensor:
         """What ``_batch`` + ``_pool`` give (``E[:, 0]`` when ``joint``), from the padding-free forward
@@ -348,7 +353,7 @@ class Comet:
             layers = list(sequence.unsqueeze(0).unbind(2))  # each (1, n, hidden)
             mask = torch.ones(sequence.shape[:1], device=sequence.device).unsqueeze(0)
             mixed = (self.mix(layers, mask) if self.mix is not None else layers[self.layer])[0]
-            if joint or self.pool in ("cls", "default"):
+            if joint or self.pool == "cls":
                 out.append(mixed[0])
             elif self.pool == "avg":
                 out.append(mixed.sum(0) / len(mixed))

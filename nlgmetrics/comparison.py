@@ -26,9 +26,10 @@ What is resampled:
   metric scores a corpus, on its own scale (BLEU 0-100). As sacrebleu, the statistics are rounded to float32 before
   bootstrap sums; the sums are then exact wherever the statistics are integers (edit and n-gram counts, and TER's
   reference lengths with one or two references), so the numbers are sacrebleu's.
-- Every other metric (ROUGE, METEOR, BERTScore, MoverScore): the per-example scores; a resample's score is their
-  mean (``s_r = (1/n) sum_i w_ri x_i`` with ``w_ri`` how often segment ``i`` was drawn). Each of the metric's
-  headline scores (ROUGE-1/2/L/Lsum F, BERTScore P/R/F) is tested.
+- Every other metric (ROUGE, METEOR, BERTScore, MoverScore, COMET): the per-example scores; a resample's score is
+  their mean (``s_r = (1/n) sum_i w_ri x_i`` with ``w_ri`` how often segment ``i`` was drawn). Each of the metric's
+  headline scores (ROUGE-1/2/L/Lsum F, BERTScore P/R/F) is tested. These rows also carry comet-compare's paired
+  t-test on the segment scores (``t_statistic``, ``t_p_value``: ``scipy.stats.ttest_rel(baseline, system)``).
 
 The embedding metrics embed through the shared engine cache: the references are embedded once for all systems,
 each system's outputs once. Results do not depend on the order of the systems (each system is tested with the same
@@ -301,6 +302,9 @@ def compare(
                     else:
                         p = _ar_p_value(base_rows, rows, swaps, stat, n, difference)
                     row.update(p_value=p, significant=p < SIGNIFICANCE_LEVEL)
+                if not stat.float32_sums:  # per-example scores: comet-compare's paired t-test as well
+                    row.update(_paired_t_test(base_rows[:, 0], rows[:, 0]) if system != baseline
+                               else {"t_statistic": None, "t_p_value": None})
                 row["baseline"] = system == baseline
                 if stat.signature:
                     row["signature"] = stat.signature
@@ -311,6 +315,22 @@ def compare(
                       "p_value is 1.0 and the intervals have zero width. Compare on a test set.", UserWarning,
                       stacklevel=2)
     return results
+
+
+def _paired_t_test(baseline: np.ndarray, system: np.ndarray) -> dict[str, float | None]:
+    """comet-compare's paired t-test of the segment scores: ``scipy.stats.ttest_rel(baseline, system)``, two-sided
+    (``t = mean(d) / (std(d, ddof=1) / sqrt(n))``, ``d = baseline - system``; comet-compare lists the pair in the
+    order given, so with the baseline first its numbers are these). Defined where scipy gives NaN or infinity:
+    identical scores give t = 0, p = 1; a constant non-zero difference gives t = None (infinite), p = 0."""
+    from scipy import stats
+
+    difference = baseline - system
+    if not difference.any():
+        return {"t_statistic": 0.0, "t_p_value": 1.0}
+    if np.ptp(difference) == 0 or len(difference) < 2:
+        return {"t_statistic": None, "t_p_value": 0.0 if len(difference) > 1 else 1.0}
+    result = stats.ttest_rel(baseline, system)
+    return {"t_statistic": float(result.statistic), "t_p_value": float(result.pvalue)}
 
 
 def _ar_p_value(

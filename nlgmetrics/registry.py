@@ -254,6 +254,12 @@ SPECS: dict[str, MetricSpec] = {
             refused_per_example=_EMBEDDING_REFUSED,
         ),
         MetricSpec(
+            "comet", "nlgmetrics.learned.comet:compute_comet", LEARNED, headline=("comet",),
+            per_example={"scores": "comet"}, flat_renames={"mean_score": "comet"},
+            flat_skip=frozenset({"mean_score_mean", "mean_score_ci"}), refused_per_example=_BOOTSTRAP_REFUSED,
+            sources=SOURCES_REQUIRED, references_optional=True, needs_checkpoint=True,
+        ),
+        MetricSpec(
             "llm_judge", "nlgmetrics.judge.core:compute_llm_judge", LEARNED, headline=("llm_judge",),
             per_example={"scores": "llm_judge"}, extras=("judge",), sources=SOURCES_OPTIONAL, references_optional=True,
             needs_checkpoint=True,

@@ -1,2 +1,2 @@
-"""Learned metrics: regression models trained on human judgments (BLEURT, MetricX), loaded from their published
-checkpoints (a local folder, or a hub id when online) and run on nlgmetrics' own model code."""
+"""Learned metrics: regression models trained on human judgments (COMET, BLEURT, MetricX), loaded from their
+published checkpoints (a local folder, or a hub id when online) and run on nlgmetrics' own model code."""

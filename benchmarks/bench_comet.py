@@ -1,0 +1,113 @@
+"""COMET vs comet-score (unbabel-comet 2.2.7, in the oracle venv) on the same checkpoint and WMT17 en-de, CPU.
+
+No published weights are available offline, and random weights of a published architecture run exactly as fast, so
+the checkpoints are built as the parity tests build them (tests/comet_builder.py: a sentencepiece model trained on
+this WMT17 text, unbabel-comet's own model class, Unbabel's on-disk layout), in two sizes:
+
+- ``minilm-size``: a wmt22-comet-da estimator (sparsemax mix, avg pooling, FFN 3072-1024) on an XLM-R encoder of
+  Multilingual-MiniLM-L12-H384's shape (12 layers, hidden 384, 12 heads, FFN 1536), the encoder size of
+  eamt22-cometinho-da: the largest this 2-core machine scores in reasonable time (xlm-roberta-large, 24 x 1024, is
+  about 20x the compute);
+- ``small``: the same on a 3-layer, hidden-64 encoder (the parity tests' size: overheads dominate).
+
+Cases: 16 systems (each scored against the same sources and references) and 1 system, ``N`` segments each. The anchor
+is comet-score's own code path, timed inside the oracle venv after loading (``load_from_checkpoint``, ``eval()``,
+``half()`` as comet-score always calls it, its sentence-embedding LRU cache on, one ``predict`` per system); a
+float32 variant (the same without ``half()``) is reported too, since half precision on CPU is comet-score's
+choice, not a need. Ours: ``compute_comet`` per system after the model is loaded, from an empty embedding cache.
+Wall-clock and process CPU seconds are both reported (CPU seconds are steadier on a shared machine).
+``max_abs_diff`` is against the float32 anchor. Both use 2 torch threads, batch size 16 (comet-score's default).
+
+Run: ``python -m benchmarks.bench_comet [--data ../shared/data] [--quick]`` (default: 48 segments on the
+MiniLM-size model and 100 on the small one, as comet-score's half precision is slow on CPU; quick: the small one).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import torch  # noqa: E402
+
+from benchmarks.common import load_wmt17_ende, main, read_lines  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from comet_builder import build_encoder, oracle_scores  # noqa: E402
+
+BATCH = 16
+SIZES = {
+    "minilm-size": dict(hidden_size=384, num_hidden_layers=12, num_attention_heads=12, intermediate_size=1536),
+    "small": dict(hidden_size=64, num_hidden_layers=3, num_attention_heads=4, intermediate_size=128),
+}
+ESTIMATOR = {
+    "class_identifier": "regression_metric", "encoder_model": "XLM-RoBERTa", "hidden_sizes": [3072, 1024],
+    "layer": "mix", "layer_transformation": "sparsemax", "layer_norm": False, "pool": "avg", "dropout": 0.1,
+    "activations": "Tanh", "final_activation": None,
+}
+
+
+def _sources(data: Path) -> list[str]:
+    """newstest2017's English side (the de-en reference: the same 3,004 segments), HTML-unescaped."""
+    return [html.unescape(line) for line in read_lines(Path(data) / "wmt17-da" / "newstest2017-deen-ref.en")]
+
+
+def _ours(folder: Path, sources, reference, systems: dict) -> tuple[float, dict]:
+    from nlgmetrics.embed.cache import get_cache
+    from nlgmetrics.learned.comet import compute_comet, load_comet
+
+    load_comet(str(folder))  # loaded once, as the anchor's timing starts after loading
+    get_cache().clear()
+    start, cpu = time.perf_counter(), time.process_time()
+    scores = {name: compute_comet(outputs, reference, sources=sources, model=str(folder),
+                                  batch_size=BATCH)["scores"] for name, outputs in systems.items()}
+    return time.perf_counter() - start, time.process_time() - cpu, scores
+
+
+def run(data: Path, quick: bool) -> dict:
+    torch.set_num_threads(2)
+    reference, all_systems = load_wmt17_ende(data)
+    sources = _sources(data)
+    work = Path(tempfile.mkdtemp(prefix="bench-comet-"))
+    names = list(all_systems)
+    texts = sources + reference + [line for name in names[:4] for line in all_systems[name]]
+    plans = [("small", 100)] if quick else [("minilm-size", 48), ("small", 100)]
+    rows, notes = [], []
+    for size, n in plans:
+        encoder = build_encoder(work / f"xlmr-{size}", texts, vocab_size=8000, **SIZES[size])
+        folder = work / f"comet-{size}"
+        for label, chosen in (("16 systems", names), ("1 system", names[:1])):
+            samples = {name: [{"src": s, "mt": m, "ref": r} for s, m, r in
+                              zip(sources[:n], all_systems[name][:n], reference[:n])] for name in chosen}
+            job = {"models": [{"folder": str(folder), "hparams": {**ESTIMATOR, "pretrained_model": str(encoder)}}],
+                   "samples": samples, "batch_size": BATCH, "time": [{"half": False}, {"half": True}]}
+            anchor = oracle_scores(job, work, timeout=3000)[str(folder)]
+            systems = {name: all_systems[name][:n] for name in chosen}
+            ours_s, ours_cpu, ours = _ours(folder, sources[:n], reference[:n], systems)
+            diff = max(abs(a - b) for name in chosen for a, b in zip(ours[name], anchor["__scores_float32__"][name]))
+            for variant in ("half", "float32"):
+                rows.append({
+                    "case": f"{size}, {label} x {n} segments", "ours_s": ours_s,
+                    "anchor": f"comet-score path ({'half(), as comet-score' if variant == 'half' else 'float32'})",
+                    "anchor_s": anchor[f"__seconds_{variant}__"],
+                    "speedup": anchor[f"__seconds_{variant}__"] / ours_s,
+                    "ours_cpu_s": ours_cpu, "anchor_cpu_s": anchor[f"__cpu_seconds_{variant}__"],
+                    "speedup_cpu": anchor[f"__cpu_seconds_{variant}__"] / ours_cpu,
+                    "max_abs_diff": diff if variant == "float32" else None,
+                })
+    notes.append("checkpoints: random weights, built by unbabel-comet's own classes (tests/comet_builder.py); "
+                 "sizes: " + "; ".join(f"{k}: {v}" for k, v in SIZES.items()))
+    notes.append(f"CPU, 2 torch threads, batch size {BATCH}, load time excluded on both sides; ours from an empty "
+                 "embedding cache. The anchor's LRU cache reuses source/reference batches across systems too.")
+    return {"metric": "comet", "rows": rows, "notes": notes}
+
+
+if __name__ == "__main__":
+    main(run)

@@ -1,0 +1,146 @@
+"""Finding and reading the checkpoints of learned metrics as their authors publish them (COMET: Unbabel's layout).
+
+A COMET checkpoint is a folder ``<name>/hparams.yaml`` + ``<name>/checkpoints/model.ckpt`` (a PyTorch Lightning
+checkpoint whose ``state_dict`` holds the encoder, the layerwise attention and the estimator). It is found from:
+
+- a local folder with that layout, or the path of its ``checkpoints/model.ckpt``;
+- a hub id (``Unbabel/wmt22-comet-da``; HF evaluate's short names such as ``wmt22-comet-da`` mean ``Unbabel/...``):
+  the Hugging Face cache first, then a download when online (``huggingface_hub.snapshot_download``).
+
+The encoder's *config and tokenizer* (not its weights: those are in the checkpoint) come from the model named in
+hparams (``pretrained_model``, e.g. ``xlm-roberta-large``; MiniLM models take XLM-R's tokenizer, ``xlm-roberta-base``,
+as unbabel-comet does), looked up in order: the ``encoder=`` folder given by the caller, ``pretrained_model`` itself
+when it is a local folder, the checkpoint folder (drop ``config.json`` and the tokenizer files there), the Hugging
+Face cache, and the hub when online. Offline and not found: a ``FileNotFoundError`` saying how to point at a folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+#: HF evaluate's ``comet`` module: ``default`` is this checkpoint.
+DEFAULT_CHECKPOINT = "Unbabel/wmt22-comet-da"
+HPARAMS = "hparams.yaml"
+CKPT = Path("checkpoints") / "model.ckpt"
+_TOKENIZER_FILES = ("tokenizer.json", "sentencepiece.bpe.model", "vocab.txt")
+
+
+class CheckpointError(ValueError):
+    """A path that is not a checkpoint, or a checkpoint that cannot be read; the message says what to pass."""
+
+
+def _offline() -> bool:
+    return any(os.environ.get(name, "").lower() in ("1", "true", "yes", "on")
+               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def find_checkpoint(model: str | os.PathLike) -> Path:
+    """The checkpoint folder of ``model`` (local folder, ``.../checkpoints/model.ckpt``, or hub id)."""
+    if not isinstance(model, (str, os.PathLike)) or not str(model):
+        raise TypeError(f"model must be a COMET checkpoint folder or hub id (str), got {model!r:.60}.")
+    path = Path(model).expanduser()
+    if path.is_file() and path.name.endswith(".ckpt"):
+        path = path.parents[1]
+    if path.exists():
+        if not path.is_dir() or not (path / HPARAMS).is_file() or not (path / CKPT).is_file():
+            raise CheckpointError(
+                f"{model} is not a COMET checkpoint folder: Unbabel's layout is {HPARAMS} and {CKPT.as_posix()} inside "
+                "one folder (as downloaded from the hub, e.g. huggingface-cli download Unbabel/wmt22-comet-da). "
+                "Pass that folder."
+            )
+        return path
+    repo_id = str(model) if "/" in str(model) else f"Unbabel/{model}"
+    if str(model).startswith((".", "/", "~")) or str(model).count("/") > 1:
+        raise CheckpointError(f"{model}: no such folder. Pass a COMET checkpoint folder ({HPARAMS} and "
+                              f"{CKPT.as_posix()}) or a hub id such as {DEFAULT_CHECKPOINT}.")
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = Path(snapshot_download(repo_id, local_files_only=True))
+    except Exception:  # noqa: BLE001 - not in the cache
+        if _offline():
+            raise CheckpointError(
+                f"COMET checkpoint {repo_id!r} is not in the Hugging Face cache and the hub is offline "
+                "(HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE): download it once where there is a network "
+                f"(huggingface-cli download {repo_id}) or pass its local folder ({HPARAMS} and {CKPT.as_posix()})."
+            ) from None
+        try:
+            folder = Path(snapshot_download(repo_id))
+        except Exception as exc:  # noqa: BLE001 - gated, unknown, network
+            raise CheckpointError(f"cannot download COMET checkpoint {repo_id!r} ({type(exc).__name__}: {exc}). "
+                                  "Gated models (cometkiwi) need `huggingface-cli login` after accepting their "
+                                  "licence; or pass a local checkpoint folder.") from None
+    return find_checkpoint(folder)
+
+
+def read_hparams(folder: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        hparams = yaml.safe_load((folder / HPARAMS).read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{folder / HPARAMS} is not valid YAML ({exc}).") from None
+    if not isinstance(hparams, dict) or "class_identifier" not in hparams:
+        raise CheckpointError(f"{folder / HPARAMS} has no class_identifier: not a COMET hparams file.")
+    return hparams
+
+
+def read_state_dict(folder: Path) -> dict[str, Any]:
+    """The ``state_dict`` of ``checkpoints/model.ckpt``, read with ``weights_only=True`` (no code runs)."""
+    import torch
+
+    path = folder / CKPT
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except Exception as exc:  # noqa: BLE001 - truncated, not a torch file, pickled objects
+        raise CheckpointError(f"{path} cannot be read as a PyTorch checkpoint ({type(exc).__name__}: "
+                              f"{str(exc)[:200]}).") from None
+    state = checkpoint.get("state_dict", checkpoint) if isinstance(checkpoint, dict) else None
+    if not isinstance(state, dict) or not any(str(k).startswith("encoder.") for k in state):
+        raise CheckpointError(f"{path} holds no COMET state_dict (encoder.*, estimator.* weights).")
+    return state
+
+
+def _has(folder: Path, names: tuple[str, ...]) -> bool:
+    return any((folder / name).is_file() for name in names)
+
+
+def _local_candidates(name: str, checkpoint: Path, encoder: str | os.PathLike | None) -> list[Path]:
+    found = [Path(encoder).expanduser()] if encoder is not None else []
+    if Path(name).expanduser().is_dir():
+        found.append(Path(name).expanduser())
+    found.append(checkpoint)
+    return found
+
+
+def resolve_encoder_file(
+    name: str, what: str, checkpoint: Path, encoder: str | os.PathLike | None, loader: Any
+) -> Any:
+    """``loader(folder_or_id, local_files_only=...)`` on the first place holding ``what`` ("config" or
+    "tokenizer") of encoder ``name`` (see the module docstring for the order)."""
+    names = ("config.json",) if what == "config" else _TOKENIZER_FILES
+    for folder in _local_candidates(name, checkpoint, encoder):
+        if folder.is_dir() and _has(folder, names):
+            return loader(str(folder))
+    if encoder is not None and not Path(encoder).expanduser().is_dir():
+        raise FileNotFoundError(f"encoder={encoder!r} is not a folder; pass the folder holding {name}'s config.json "
+                                "and tokenizer files.")
+    try:
+        return loader(name, local_files_only=True)
+    except Exception:  # noqa: BLE001 - not in the cache
+        pass
+    if not _offline():
+        try:
+            return loader(name)
+        except Exception as exc:  # noqa: BLE001
+            reason = f"{type(exc).__name__}: {str(exc)[:200]}"
+    else:
+        reason = "the hub is offline and it is not in the Hugging Face cache"
+    raise FileNotFoundError(
+        f"the COMET checkpoint {checkpoint} needs the {what} of its encoder {name!r} ({reason}). Pass "
+        f"encoder='/path/to/{Path(name).name}' (a folder with its config.json and tokenizer files, e.g. from "
+        f"huggingface-cli download {name} config.json tokenizer.json sentencepiece.bpe.model), or copy those files "
+        "into the checkpoint folder; the encoder's weights are not needed (the checkpoint has them)."
+    )

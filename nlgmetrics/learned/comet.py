@@ -1,0 +1,552 @@
+"""COMET (Rei et al., 2020; 2022): Unbabel's learned MT metrics, computed from their published checkpoints exactly as
+unbabel-comet 2.2.7 computes them, without unbabel-comet, pytorch-lightning or their pins.
+
+Every model encodes text with a multilingual encoder (XLM-R, InfoXLM, MiniLM, BERT, XLM-R XL) whose hidden states
+``H_0 .. H_L`` (embeddings and every layer) are mixed by a learned *layerwise attention*::
+
+    E = gamma * sum_l w_l * N(H_l),   w = sparsemax(a) or softmax(a)   (``layer_transformation``)
+
+``N`` is the identity, or with ``layer_norm: true`` a per-sentence normalisation over all non-pad positions and
+features (mean and variance of the masked sentence, ``(H - mean) / sqrt(var + 1e-12)``). With ``layer: k`` instead
+of ``mix``, ``E = H_k``.
+
+- **Estimator** (``regression_metric``: wmt20-comet-da, wmt22-comet-da, eamt22-cometinho-da). ``src``, ``mt`` and
+  ``ref`` are encoded *separately* and pooled into sentence embeddings ``s, m, r`` (``pool``: ``avg`` = mean over
+  non-pad tokens, ``max``, ``cls`` = first token), then::
+
+      score = FFN([m; r; m*r; |m-r|; m*s; |m-s|])
+
+  ``FFN``: Linear-activation-(dropout) blocks of ``hidden_sizes``, a final Linear to one value and an optional
+  ``final_activation``. Referenceless regression (``referenceless_regression_metric``, wmt20/21 comet-qe):
+  ``FFN([m; s; m*s; |m-s|])``.
+- **Unified** (``unified_metric``: wmt22-cometkiwi-da, wmt23-cometkiwi-da-xl):
+  the ``input_segments`` are encoded *jointly* as one sequence ``<s> mt </s></s> src </s>`` (BERT: ``[SEP]``
+  once), ``score = FFN(E[:, 0])``. With both ``src`` and ``ref`` among the segments and given, the score is the mean
+  over the three inputs (mt, src), (mt, ref) and (mt, src, ref).
+
+Inputs are tokenized with truncation to ``max_position_embeddings - 4`` tokens (unbabel-comet's ``max_positions -
+2``); a joint sequence longer than the encoder takes is cut to ``max_position_embeddings - 2`` tokens, as
+unbabel-comet does. One warning counts the truncated texts.
+
+Speed: the estimator's sentence embeddings are a function of one text, so each distinct text is encoded once and
+kept in the shared embedding cache (:mod:`nlgmetrics.embed.cache`): scoring 16 systems against the same sources and
+references costs one pass over the sources and references plus one per system output. Batches are length-sorted
+(little padding). The unified models encode each (mt, src[, ref]) sequence jointly, so only repeated pairs are reused.
+The encoder runs padding-free where it can (:mod:`nlgmetrics.embed.packed`: XLM-R
+and BERT layouts, checked against the padded forward at load time), and only up to the last layer the score reads
+(a sparsemax mix gives some layers exactly zero weight). On CUDA, ``dtype='bfloat16'``/``'float16'`` runs the
+encoder under autocast.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from collections.abc import Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from nlgmetrics.embed.cache import TokenEmbeddings, get_cache
+from nlgmetrics.embed.encoder import (
+    _DTYPES,
+    _dtype_name,
+    _folder_identity,
+    check_batch_size,
+    packing_matches,
+    pick_device,
+)
+from nlgmetrics.embed.packed import can_pack, packed_hidden_states
+from nlgmetrics.inputs import check_predictions, check_references
+from nlgmetrics.options import checked_options
+from nlgmetrics.learned.checkpoint import (
+    DEFAULT_CHECKPOINT,
+    CheckpointError,
+    find_checkpoint,
+    read_hparams,
+    read_state_dict,
+    resolve_encoder_file,
+)
+
+VERSION = "1"
+ESTIMATORS = ("regression_metric", "referenceless_regression_metric")
+UNIFIED = ("unified_metric",)
+
+
+@dataclass(frozen=True)
+class EncoderFamily:
+    """How unbabel-comet builds one ``encoder_model``: transformers classes, where the tokenizer comes from
+    (None: ``pretrained_model``), separator tokens between joint segments, and whether token types are passed."""
+
+    config_class: str
+    model_class: str
+    tokenizer_from: str | None
+    size_separator: int
+    token_types: bool
+
+
+ENCODER_FAMILIES = {
+    "XLM-RoBERTa": EncoderFamily("XLMRobertaConfig", "XLMRobertaModel", None, 2, False),
+    "MiniLM": EncoderFamily("BertConfig", "BertModel", "xlm-roberta-base", 2, False),
+    "BERT": EncoderFamily("BertConfig", "BertModel", None, 1, True),
+    "XLM-RoBERTa-XL": EncoderFamily("XLMRobertaXLConfig", "XLMRobertaXLModel", None, 2, False),
+}
+
+
+# -- the modules on top of the encoder ----------------------------------------------------------------------------
+def sparsemax(z: torch.Tensor) -> torch.Tensor:
+    """Sparsemax of a vector (Martins & Astudillo, 2016): the Euclidean projection onto the simplex,
+    ``p_i = max(z_i - tau, 0)`` with ``tau = (sum_{j<=k} z_(j) - 1) / k`` over the ``k`` largest entries, ``k`` the
+    largest with ``1 + k z_(k) > sum_{j<=k} z_(j)``."""
+    z = z - z.max()
+    ordered, _ = torch.sort(z, descending=True)
+    cumulative = ordered.cumsum(0) - 1
+    ks = torch.arange(1, len(z) + 1, dtype=z.dtype, device=z.device)
+    support = ordered * ks > cumulative
+    k = int(support.sum())
+    tau = cumulative[k - 1] / k
+    return torch.clamp(z - tau, min=0)
+
+
+class LayerMix(nn.Module):
+    """``E = gamma * sum_l w_l * N(H_l)`` (see the module docstring); parameter names as unbabel-comet's
+    ``LayerwiseAttention`` so its state_dict loads."""
+
+    def __init__(self, num_layers: int, layer_norm: bool, transformation: str) -> None:
+        super().__init__()
+        self.scalar_parameters = nn.ParameterList([nn.Parameter(torch.zeros(1)) for _ in range(num_layers)])
+        self.gamma = nn.Parameter(torch.ones(1))
+        self.layer_norm = bool(layer_norm)
+        self.sparse = transformation == "sparsemax"  # "sparsemax_patch" and "softmax" are softmax in unbabel-comet
+
+    def weights(self) -> torch.Tensor:
+        raw = torch.cat(list(self.scalar_parameters))
+        return sparsemax(raw) if self.sparse else torch.softmax(raw, dim=0)
+
+    @staticmethod
+    def _normalise(tensor: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        broadcast = mask.unsqueeze(-1)
+        batch, _, dim = tensor.shape
+        count = mask.sum(1) * dim
+        masked = tensor * broadcast
+        mean = (masked.view(batch, -1).sum(1) / count).view(batch, 1, 1)
+        variance = (((masked - mean) * broadcast) ** 2).view(batch, -1).sum(1) / count
+        return (tensor - mean) / torch.sqrt(variance + 1e-12).view(batch, 1, 1)
+
+    def forward(self, layers: Sequence[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
+        weights = self.weights().split(1)
+        mask = mask.float()
+        mixed: Any = 0
+        for weight, tensor in zip(weights, layers):
+            mixed = mixed + weight * (self._normalise(tensor, mask) if self.layer_norm else tensor)
+        return self.gamma * mixed
+
+
+class FeedForward(nn.Module):
+    """unbabel-comet's estimator: ``ff`` = [Linear, activation, Dropout] per hidden size, Linear to ``out_dim``,
+    optional final activation (same module indices, so its state_dict loads)."""
+
+    def __init__(self, in_dim: int, hidden_sizes: Sequence[int], activations: str, final_activation: str | None,
+                 dropout: float, out_dim: int = 1) -> None:
+        super().__init__()
+        sizes = [in_dim, *hidden_sizes]
+        modules: list[nn.Module] = []
+        for a, b in zip(sizes, sizes[1:]):
+            modules += [nn.Linear(a, b), _activation(activations), nn.Dropout(dropout)]
+        modules.append(nn.Linear(sizes[-1], out_dim))
+        if final_activation is not None:
+            modules.append(_activation(final_activation))
+        self.ff = nn.Sequential(*modules)
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return self.ff(features)
+
+
+def _activation(name: str) -> nn.Module:
+    module = getattr(nn, str(name).title(), None)
+    if module is None:
+        raise CheckpointError(f"activation {name!r} of the checkpoint is not a torch.nn activation.")
+    return module()
+
+
+# -- the model ------------------------------------------------------------------------------------------------------
+class Comet:
+    """One COMET checkpoint loaded for scoring (see the module docstring). Use :func:`load_comet` (cached)."""
+
+    def __init__(self, folder: Path, *, encoder: str | os.PathLike | None = None, device: Any = None,
+                 dtype: str | None = None) -> None:
+        import transformers
+
+        self.folder = folder
+        self.hparams = hparams = read_hparams(folder)
+        state = read_state_dict(folder)
+        self.kind = hparams["class_identifier"]
+        if self.kind == "xcomet_metric":
+            raise CheckpointError(
+                f"{folder} is an XCOMET checkpoint: its score combines the regression heads with an MQM score of the "
+                "error spans its word-level head decodes, which nlgmetrics does not compute (yet); scoring it as a "
+                "plain unified model would give another number. Use unbabel-comet for XCOMET.")
+        if self.kind not in ESTIMATORS + UNIFIED:
+            raise CheckpointError(f"{folder}: COMET model class {self.kind!r} gives no segment score here (supported: "
+                                  f"{', '.join(ESTIMATORS + UNIFIED)}); ranking models only rank.")
+        family_name = hparams.get("encoder_model", "XLM-RoBERTa")
+        if family_name not in ENCODER_FAMILIES:
+            raise CheckpointError(f"{folder}: encoder_model {family_name!r} is not supported (supported: "
+                                  f"{', '.join(ENCODER_FAMILIES)}).")
+        self.family = family = ENCODER_FAMILIES[family_name]
+        pretrained = str(hparams.get("pretrained_model", "xlm-roberta-large"))
+        config_class = getattr(transformers, family.config_class)
+        model_class = getattr(transformers, family.model_class)
+        config = resolve_encoder_file(pretrained, "config", folder, encoder, config_class.from_pretrained)
+        tokenizer_name = family.tokenizer_from or pretrained
+        tokenizer_loader = (transformers.AutoTokenizer.from_pretrained if family.tokenizer_from is None
+                            else transformers.XLMRobertaTokenizerFast.from_pretrained)
+        self.tokenizer = resolve_encoder_file(tokenizer_name, "tokenizer", folder, encoder, tokenizer_loader)
+        self.max_positions = config.max_position_embeddings - 2  # unbabel-comet's Encoder.max_positions
+        self.pad_id = self.tokenizer.pad_token_id
+
+        self.device = pick_device(device)
+        if dtype not in _DTYPES:
+            raise ValueError(f"dtype must be one of None, 'float32', 'bfloat16', 'float16', got {dtype!r}.")
+        self.autocast_dtype = _DTYPES[dtype]
+        self.encoder = model_class(config, add_pooling_layer=False)
+        self._load(self.encoder, state, "encoder.model.", optional=("pooler.", "embeddings.position_ids",
+                                                                    "embeddings.token_type_ids"))
+        layer = hparams.get("sent_layer" if self.kind in UNIFIED else "layer", "mix")
+        self.layer = layer
+        self.num_layers = config.num_hidden_layers + 1
+        self.mix = None
+        if layer == "mix":
+            self.mix = LayerMix(self.num_layers, hparams.get("layer_norm", True),
+                                str(hparams.get("layer_transformation", "softmax")))
+            self._load(self.mix, state, "layerwise_attention.", optional=("dropout_mask", "dropout_fill"))
+        elif not (isinstance(layer, int) and 0 <= layer < self.num_layers):
+            raise CheckpointError(f"{folder}: layer {layer!r} is not 'mix' or a layer index below {self.num_layers}.")
+        self.pool = hparams.get("pool", "avg")
+        if self.kind in ESTIMATORS and self.pool not in ("avg", "max", "cls"):
+            raise CheckpointError(f"{folder}: pool {self.pool!r} is not supported (avg, max, cls; unbabel-comet's "
+                                  "'default' pools the encoder's own sentence embedding, which no published "
+                                  "checkpoint uses).")
+        hidden = config.hidden_size
+        in_dim = {"regression_metric": 6 * hidden, "referenceless_regression_metric": 4 * hidden}.get(self.kind, hidden)
+        self.head = FeedForward(in_dim, hparams.get("hidden_sizes", [3072, 1024]), hparams.get("activations", "Tanh"),
+                                hparams.get("final_activation"), float(hparams.get("dropout", 0.1)))
+        self._load(self.head, state, "estimator.")
+        self.segments = list(hparams.get("input_segments") or ["mt", "src", "ref"])
+        self._drop_unused_layers()
+        for module in (self.encoder, self.mix, self.head):
+            if module is not None:
+                module.to(self.device).eval()
+        probe = self.token_ids(["A short probe.", "A somewhat longer probe sentence, with a comma."])[0]
+        self.packed = can_pack(self.encoder) and packing_matches(self.encoder, probe, pad_id=self.pad_id,
+                                                                 device=self.device)
+        self.lock = threading.Lock()
+        self.namespace = (f"comet:{VERSION}:{_folder_identity(str(folder))}:{_dtype_name(self.autocast_dtype)}:"
+                          f"{self.device.type}")
+
+    def _drop_unused_layers(self) -> None:
+        """Run the encoder only up to the last layer the score reads: ``layer: k``, or the last layer a sparsemax mix
+        gives a non-zero weight (sparsemax sets weights exactly to 0, so the layers above add exactly nothing)."""
+        if self.mix is None:
+            last = self.layer
+        elif self.mix.sparse:
+            with torch.no_grad():
+                last = int(torch.nonzero(self.mix.weights()).max())
+            self.mix.scalar_parameters = self.mix.scalar_parameters[: last + 1]
+        else:
+            return
+        blocks = self.encoder.encoder.layer
+        if last < len(blocks):
+            self.encoder.encoder.layer = blocks[:last]
+            self.layer = last if self.mix is None else self.layer
+
+    @staticmethod
+    def _load(module: nn.Module, state: dict, prefix: str, optional: tuple[str, ...] = ()) -> None:
+        own = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+        result = module.load_state_dict(own, strict=False)
+        missing = [k for k in result.missing_keys if not k.startswith(optional)]
+        if missing:
+            raise CheckpointError(f"the checkpoint lacks {len(missing)} weights of {prefix.rstrip('.')} (e.g. "
+                                  f"{prefix}{missing[0]}): it does not match the architecture its hparams.yaml names.")
+
+    # -- properties a caller needs --------------------------------------------------------------------------------
+    @property
+    def reads_references(self) -> bool:
+        return self.kind == "regression_metric" or (self.kind in UNIFIED and "ref" in self.segments)
+
+    @property
+    def requires_references(self) -> bool:
+        return self.kind == "regression_metric" or (self.kind in UNIFIED and "src" not in self.segments)
+
+    # -- tokens ---------------------------------------------------------------------------------------------------
+    def token_ids(self, texts: Sequence[str]) -> tuple[list[list[int]], int]:
+        """Token ids with special tokens, truncated as unbabel-comet's tokenizer call (``max_length =
+        max_positions - 2``: content cut, the end token kept), and how many texts were cut."""
+        limit = self.max_positions - 2
+        ids = self.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
+        cut = 0
+        for i, row in enumerate(ids):
+            if len(row) > limit:
+                ids[i] = row[: limit - 1] + row[-1:]
+                cut += 1
+        return ids, cut
+
+    def joint_ids(self, parts: Sequence[list[int]]) -> tuple[list[int], int]:
+        """unbabel-comet's ``concat_sequences`` of one example: ``<s> a </s></s> b </s>`` (BERT: one ``[SEP]``),
+        cut to ``max_positions`` tokens when the contents exceed ``max_positions - 1 - n * size_separator``; also the
+        length of the first segment's token-type-0 span."""
+        cls, sep = self.tokenizer.cls_token_id, self.tokenizer.sep_token_id
+        sequence = parts[0]
+        for other in parts[1:]:  # the tokenizer's pair layout (build_inputs_with_special_tokens in transformers 4)
+            sequence = [cls, *sequence[1:-1], *[sep] * self.family.size_separator, *other[1:-1], sep]
+        special = 1 + len(parts) * self.family.size_separator
+        if sum(len(p) - 2 for p in parts) > self.max_positions - special:
+            sequence = sequence[: self.max_positions]
+        return sequence, len(parts[0])
+
+    # -- forward --------------------------------------------------------------------------------------------------
+    def _batch(self, rows: Sequence[list[int]], first: Sequence[int] | None = None) -> torch.Tensor:
+        """Mixed hidden states ``E`` of a padded batch, and its input ids and mask (float32, on the device)."""
+        width = max(len(r) for r in rows)
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, row in enumerate(rows):
+            ids[i, : len(row)] = torch.as_tensor(row)
+            mask[i, : len(row)] = 1
+        ids, mask = ids.to(self.device), mask.to(self.device)
+        kwargs = {}
+        if first is not None and self.family.token_types:  # unbabel-comet: 0 over the first segment, 1 after it
+            types = torch.ones_like(ids)
+            for i, n in enumerate(first):
+                types[i, :n] = 0
+            kwargs["token_type_ids"] = types
+        autocast = (torch.autocast(self.device.type, dtype=self.autocast_dtype)
+                    if self.autocast_dtype is not None and self.device.type == "cuda" else nullcontext())
+        with autocast:
+            out = self.encoder(input_ids=ids, attention_mask=mask, output_hidden_states=True, **kwargs)
+        layers = [h.float() for h in out.hidden_states]
+        mixed = self.mix(layers, mask) if self.mix is not None else layers[self.layer]
+        return mixed, ids, mask
+
+    def _pool(self, mixed: torch.Tensor, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        pad = ids.eq(self.pad_id).unsqueeze(-1)
+        if self.pool == "avg":
+            return mixed.masked_fill(pad, 0.0).sum(1) / mask.unsqueeze(-1).expand(mixed.shape).float().sum(1)
+        if self.pool == "max":
+            return mixed.masked_fill(pad, float("-inf")).max(dim=1)[0]
+        return mixed[:, 0, :]  # cls
+
+    def _packed_pooled(self, rows: Sequence[list[int]], joint: bool) -> torch.Tensor:
+        """What ``_batch`` + ``_pool`` give (``E[:, 0]`` when ``joint``), from the padding-free forward
+        (:mod:`nlgmetrics.embed.packed`): every sequence's rows without pad tokens, mixed and pooled one by one."""
+        autocast = (torch.autocast(self.device.type, dtype=self.autocast_dtype)
+                    if self.autocast_dtype is not None and self.device.type == "cuda" else nullcontext())
+        with autocast:
+            states = packed_hidden_states(self.encoder, rows, None, self.device).float()  # (T, L + 1, hidden)
+        out = []
+        for sequence in states.split([len(r) for r in rows]):
+            layers = list(sequence.unsqueeze(0).unbind(2))  # each (1, n, hidden)
+            mask = torch.ones(sequence.shape[:1], device=sequence.device).unsqueeze(0)
+            mixed = (self.mix(layers, mask) if self.mix is not None else layers[self.layer])[0]
+            if joint or self.pool == "cls":
+                out.append(mixed[0])
+            elif self.pool == "avg":
+                out.append(mixed.sum(0) / len(mixed))
+            else:
+                out.append(mixed.max(dim=0)[0])
+        return torch.stack(out)
+
+    def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
+               first: Sequence[int] | None, progress: bool, what: str) -> torch.Tensor:
+        """One vector per key: the pooled sentence embedding (estimators) or ``E[:, 0]`` (unified), from the cache
+        or encoded in length-sorted batches (longest first) and cached."""
+        cache = get_cache()
+        namespace = f"{self.namespace}:{'joint' if joint else 'sent'}"
+        vectors: dict[str, torch.Tensor] = {}
+        todo: list[int] = []
+        for i, key in enumerate(keys):
+            if key in vectors:
+                continue
+            entry = cache.get(namespace, key)
+            if entry is not None:
+                vectors[key] = entry.embeddings[0]
+            else:
+                vectors[key] = None  # type: ignore[assignment]
+                todo.append(i)
+        order = sorted(todo, key=lambda i: -len(rows[i]))
+        batches = [order[b : b + batch_size] for b in range(0, len(order), batch_size)]
+        if progress and batches:
+            from tqdm.auto import tqdm
+
+            batches = tqdm(batches, desc=f"COMET {what} ({self.device.type})", unit="batch")
+        with self.lock, torch.inference_mode():
+            for batch in batches:
+                if self.packed and not (joint and self.family.token_types):
+                    pooled = self._packed_pooled([rows[i] for i in batch], joint)
+                else:
+                    mixed, ids, mask = self._batch([rows[i] for i in batch],
+                                                   [first[i] for i in batch] if first is not None else None)
+                    pooled = mixed[:, 0, :] if joint else self._pool(mixed, ids, mask)
+                pooled = pooled.float().cpu()
+                for i, vector in zip(batch, pooled):
+                    vectors[keys[i]] = vector
+                    cache.put(namespace, keys[i], TokenEmbeddings(rows[i], vector.unsqueeze(0).clone()))
+        return torch.stack([vectors[key] for key in keys])
+
+    def _head(self, features: torch.Tensor) -> list[float]:
+        with self.lock, torch.inference_mode():
+            out = [self.head(chunk.to(self.device)).view(-1).float().cpu() for chunk in features.split(4096)]
+        return torch.cat(out).tolist()
+
+    # -- scoring --------------------------------------------------------------------------------------------------
+    def score(self, sources: Sequence[str] | None, predictions: Sequence[str],
+              references: Sequence[str] | None, batch_size: int = 16, progress: bool = False) -> tuple[list[float], int]:
+        """Segment scores and the number of texts that were truncated."""
+        texts = {"mt": list(predictions), "src": None if sources is None else list(sources),
+                 "ref": None if references is None else list(references)}
+        given = {name: values for name, values in texts.items() if values is not None}
+        distinct = list(dict.fromkeys(text for values in given.values() for text in values))
+        token_rows, cut = self.token_ids(distinct)
+        tokens = dict(zip(distinct, token_rows))
+        if self.kind in ESTIMATORS:
+            rows = [tokens[t] for t in distinct]
+            vectors = self._embed(distinct, rows, batch_size, False, None, progress, "sentences")
+            index = {t: i for i, t in enumerate(distinct)}
+            m, s = (vectors[[index[t] for t in texts[name]]] for name in ("mt", "src"))
+            if self.kind == "regression_metric":
+                r = vectors[[index[t] for t in texts["ref"]]]
+                features = torch.cat((m, r, m * r, torch.abs(m - r), m * s, torch.abs(m - s)), dim=1)
+            else:
+                features = torch.cat((m, s, m * s, torch.abs(m - s)), dim=1)
+            return self._head(features), cut
+        used = [name for name in ("mt", "src", "ref") if name in self.segments and name in given]
+        combos = [["mt", "src"], ["mt", "ref"], ["mt", "src", "ref"]] if used == ["mt", "src", "ref"] else [used]
+        per_combo = []
+        for combo in combos:
+            keys, rows, first = [], [], []
+            for i in range(len(predictions)):
+                parts = [tokens[texts[name][i]] for name in combo]
+                row, n_first = self.joint_ids(parts)
+                keys.append("\x00".join(combo) + "\x00" + "\x00".join(texts[name][i] for name in combo))
+                rows.append(row)
+                first.append(n_first)
+            vectors = self._embed(keys, rows, batch_size, True, first, progress, "+".join(combo))
+            per_combo.append(torch.tensor(self._head(vectors)))
+        return torch.stack(per_combo).mean(0).tolist(), cut
+
+
+_MODELS: dict[tuple, Comet] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def load_comet(model: str | os.PathLike = DEFAULT_CHECKPOINT, *, encoder: str | os.PathLike | None = None,
+               device: Any = None, dtype: str | None = None) -> Comet:
+    """The :class:`Comet` of checkpoint ``model`` (folder or hub id), loaded once per process, device and dtype."""
+    folder = find_checkpoint(model)
+    resolved = pick_device(device)
+    key = (str(folder.resolve()), str(encoder), str(resolved), dtype)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = Comet(folder, encoder=encoder, device=resolved, dtype=dtype)
+        return _MODELS[key]
+
+
+def clear_models() -> None:
+    """Forget the loaded COMET models (frees their memory once no caller holds them)."""
+    with _MODELS_LOCK:
+        _MODELS.clear()
+
+
+def _single_references(references: Any, n: int) -> list[str]:
+    groups = check_references(references, n)
+    several = [i for i, group in enumerate(groups) if len(group) != 1]
+    if several:
+        raise ValueError(f"COMET scores against one reference per prediction; references[{several[0]}] has "
+                         f"{len(groups[several[0]])}. Score each reference set separately (and average), as "
+                         "unbabel-comet does.")
+    return [group[0] for group in groups]
+
+
+@checked_options
+def compute_comet(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]] | None = None,
+    *,
+    sources: Sequence[str] | None = None,
+    model: str | os.PathLike = DEFAULT_CHECKPOINT,
+    encoder: str | os.PathLike | None = None,
+    batch_size: int = 16,
+    device: str | None = None,
+    gpus: int | None = None,
+    dtype: str | None = None,
+    progress_bar: bool = False,
+    n_bootstrap: int | None = None,
+    seed: int | None = None,
+) -> dict:
+    """COMET segment scores and their mean (see the module docstring).
+
+    Args:
+        predictions: the translations (``mt``). sources: their source sentences (``src``; required).
+        references: one reference per prediction (``ref``); optional (and unused, with a warning) for the
+            reference-free models (wmt22-cometkiwi-da, comet-qe).
+        model: a checkpoint folder (``hparams.yaml`` + ``checkpoints/model.ckpt``) or hub id (default
+            ``Unbabel/wmt22-comet-da``). encoder: a folder with the encoder's config and tokenizer, when they are
+            not in the Hugging Face cache (offline).
+        batch_size: sequences per encoder forward. device: ``cpu``, ``cuda``, ...; default from ``gpus`` (HF's
+            argument: 0 = CPU) or CUDA when available. dtype: ``bfloat16``/``float16`` autocast on CUDA.
+        n_bootstrap: also a seeded 95% bootstrap interval of the mean (``mean_score_ci_low/high``).
+    Returns:
+        ``mean_score`` (the system score: the mean of ``scores``), ``scores`` (one per segment), ``signature``.
+    """
+    predictions = check_predictions(predictions)
+    if sources is None:
+        raise ValueError("COMET needs sources: the source sentences the predictions translate, one per prediction "
+                         "(sources=[...]; --sources FILE on the command line).")
+    sources = check_predictions(sources, "sources")
+    if len(sources) != len(predictions):
+        raise ValueError(f"got {len(predictions)} predictions but {len(sources)} sources: pass one source per "
+                         "prediction.")
+    if not predictions:
+        raise ValueError("no examples to score: predictions is empty.")
+    batch_size = check_batch_size(batch_size)
+    if device is None and gpus is not None:
+        if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 0:
+            raise ValueError(f"gpus must be a number of GPUs (0 = CPU), got {gpus!r}.")
+        device = "cuda" if gpus > 0 else "cpu"
+    comet = load_comet(model, encoder=encoder, device=device, dtype=dtype)
+    refs = None
+    if references is not None:
+        if comet.reads_references:
+            refs = _single_references(references, len(predictions))
+        else:
+            check_references(references, len(predictions))
+            warnings.warn(f"COMET model {comet.folder.name} is reference-free (quality estimation): the references "
+                          "are not used. Leave them out.", UserWarning, stacklevel=2)
+    elif comet.requires_references:
+        raise ValueError(f"COMET model {comet.folder.name} needs references (one per prediction); only the "
+                         "reference-free models (e.g. Unbabel/wmt22-cometkiwi-da) score without them.")
+    scores, cut = comet.score(sources, predictions, refs, batch_size=batch_size, progress=progress_bar)
+    if cut:
+        warnings.warn(f"COMET: {cut} text(s) longer than the encoder takes ({comet.max_positions - 2} tokens) were "
+                      "truncated, as unbabel-comet truncates them.", UserWarning, stacklevel=2)
+    bad = [i for i, s in enumerate(scores) if not np.isfinite(s)]
+    if bad:
+        raise ValueError(f"COMET gave a non-finite score for segment {bad[0]} ({len(bad)} in all): the checkpoint's "
+                         "weights are broken or the dtype overflowed; use dtype=None (float32).")
+    result: dict[str, Any] = {"mean_score": float(np.mean(scores)), "scores": scores}
+    result["signature"] = (f"model:{comet.folder.name}|refs:{'yes' if refs is not None else 'no'}|"
+                           f"dtype:{_dtype_name(comet.autocast_dtype)}|nlgmetrics-comet:{VERSION}")
+    if n_bootstrap:
+        from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices, sacrebleu_interval
+
+        indices = bootstrap_indices(len(scores), n_bootstrap, DEFAULT_SEED if seed is None else seed)
+        interval = sacrebleu_interval(np.asarray(scores)[indices].mean(axis=1))
+        result.update(mean_score_mean=interval["mean"], mean_score_ci=interval["ci"],
+                      mean_score_ci_low=interval["low"], mean_score_ci_high=interval["high"])
+    return result

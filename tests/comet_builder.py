@@ -1,0 +1,148 @@
+"""COMET checkpoints of the real architectures with small random weights, built offline, in Unbabel's exact layout.
+
+Two halves, because no venv holds both stacks:
+
+- :func:`build_encoder` (our venv): a sentencepiece model trained on the given WMT17 text with XLM-R's fairseq
+  layout (``<s>=0, <pad>=1, </s>=2, <unk>=3``, pieces offset by one, ``<mask>`` last), its ``tokenizer.json``
+  (the oracle venv's protobuf cannot convert sentencepiece models) and an XLM-R ``config.json`` of the given size.
+- :data:`ORACLE_SCRIPT` (the oracle venv, through ``tests/oracle_venv.run_oracle``): builds each checkpoint with
+  unbabel-comet's own model class (``load_pretrained_weights=False``, encoder = that folder), draws random weights
+  (layerwise-attention scalars and gamma too, so the mix is not uniform), saves ``hparams.yaml`` and
+  ``checkpoints/model.ckpt`` as unbabel-comet's ``load_from_checkpoint`` reads them, then scores the samples with
+  ``load_from_checkpoint(...).predict(..., gpus=0)`` and prints the scores; with ``"time": [{"half": bool}, ...]``
+  it also times ``comet-score``'s own code path per variant (the benchmark).
+
+Used by tests/test_comet.py and benchmarks/bench_comet.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+
+def build_encoder(folder: Path, texts: Sequence[str], vocab_size: int = 1000, **config: Any) -> Path:
+    """An XLM-R encoder folder (config.json, tokenizer.json, tokenizer_config.json, sentencepiece.bpe.model)."""
+    import sentencepiece as spm
+    from transformers import XLMRobertaConfig, XLMRobertaTokenizer
+    from transformers.convert_slow_tokenizer import XLMRobertaConverter
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model = folder / "sentencepiece.bpe.model"
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(list(texts)), model_prefix=str(folder / "sentencepiece.bpe"), vocab_size=vocab_size,
+        model_type="unigram", unk_id=0, bos_id=1, eos_id=2, pad_id=-1, character_coverage=1.0, minloglevel=2,
+        num_threads=2,
+    )
+    (folder / "sentencepiece.bpe.vocab").unlink(missing_ok=True)
+    fairseq = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    converted = XLMRobertaConverter(SimpleNamespace(vocab_file=str(model), convert_tokens_to_ids=fairseq.get)).converted()
+    tokenizer = XLMRobertaTokenizer(tokenizer_object=converted, vocab_file=str(model))
+    tokenizer.save_pretrained(folder)
+    settings = dict(hidden_size=64, num_hidden_layers=3, num_attention_heads=4, intermediate_size=128,
+                    max_position_embeddings=514, layer_norm_eps=1e-5)
+    settings.update(config)
+    XLMRobertaConfig(vocab_size=len(tokenizer), pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                     **settings).save_pretrained(folder)
+    return folder
+
+
+def copy_checkpoint(source: Path, target: Path, **hparams: Any) -> Path:
+    """A copy of checkpoint folder ``source`` with some hparams changed (bad-input tests)."""
+    import yaml
+
+    shutil.copytree(source, target)
+    values = yaml.safe_load((target / "hparams.yaml").read_text())
+    values.update(hparams)
+    (target / "hparams.yaml").write_text(yaml.safe_dump(values))
+    return target
+
+
+ORACLE_SCRIPT = r'''
+import json, os, sys, time, warnings
+warnings.filterwarnings("ignore")
+import logging
+logging.disable(logging.WARNING)
+import torch
+torch.set_num_threads(int(os.environ.get("ORACLE_THREADS", "2")))
+from comet.models import load_from_checkpoint, str2model
+
+job = json.load(open(sys.argv[1]))
+out = {}
+for model_spec in job["models"]:
+    folder = model_spec["folder"]
+    ckpt = os.path.join(folder, "checkpoints", "model.ckpt")
+    if not os.path.exists(ckpt):
+        import pytorch_lightning as ptl, yaml
+        torch.manual_seed(model_spec.get("seed", 0))
+        hp = dict(model_spec["hparams"])
+        model = str2model[hp.pop("class_identifier")](load_pretrained_weights=False, **hp)
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                if name.startswith("layerwise_attention.scalar"):
+                    p.normal_(0, 1.0)
+                elif name == "layerwise_attention.gamma":
+                    p.fill_(1.3)
+                elif name.startswith("estimator") and p.dim() == 2:
+                    p.normal_(0, 1.0 / p.shape[1] ** 0.5)
+                elif "LayerNorm" in name and name.endswith("weight"):
+                    p.normal_(1.0, 0.2)
+                elif name.startswith("encoder"):
+                    p.normal_(0, 0.05)
+        os.makedirs(os.path.dirname(ckpt), exist_ok=True)
+        hparams = dict(model.hparams)
+        torch.save({"state_dict": model.state_dict(), "hyper_parameters": hparams, "epoch": 0, "global_step": 0,
+                    "pytorch-lightning_version": ptl.__version__}, ckpt)
+        with open(os.path.join(folder, "hparams.yaml"), "w") as handle:
+            yaml.safe_dump(hparams, handle)
+    model = load_from_checkpoint(ckpt)
+    scores = {}
+    for name, samples in ({} if job.get("time") else job.get("samples", {})).items():
+        samples = [{k: v for k, v in s.items() if k in model_spec.get("keys", ["src", "mt", "ref"])} for s in samples]
+        pred = model.predict(samples, batch_size=job.get("batch_size", 8), gpus=0, progress_bar=False)
+        scores[name] = [float(x) for x in pred.scores]
+    for x, y in job.get("t_tests", []) if scores else []:
+        # comet-compare's paired t-test: its segment scores as a float32 matrix, scipy's ttest_rel(x, y)
+        import numpy as np
+        from scipy import stats
+        result = stats.ttest_rel(np.array(scores[x], dtype="float32"), np.array(scores[y], dtype="float32"))
+        scores[f"__t_test__{x}__{y}"] = [float(result.statistic), float(result.pvalue)]
+    for variant in job.get("time", []):
+        # comet-score's code path (comet/cli/score.py, one GPU or CPU): load, eval(), half() (comet-score always
+        # calls it), the sentence-embedding LRU cache on, then one predict call per system
+        start = time.perf_counter()
+        model = load_from_checkpoint(ckpt)
+        model.eval()
+        if variant["half"]:
+            model.half()
+        model.set_embedding_cache()
+        loaded = time.perf_counter() - start
+        start, cpu = time.perf_counter(), time.process_time()
+        system_scores = {}
+        for name, samples in job["samples"].items():
+            pred = model.predict(samples, batch_size=job.get("batch_size", 8), gpus=0, progress_bar=False,
+                                 accelerator="cpu")
+            system_scores[name] = [float(x) for x in pred.scores]
+        label = "half" if variant["half"] else "float32"
+        scores[f"__seconds_{label}__"] = time.perf_counter() - start
+        scores[f"__cpu_seconds_{label}__"] = time.process_time() - cpu
+        scores[f"__load_seconds_{label}__"] = loaded
+        scores[f"__scores_{label}__"] = system_scores
+    out[folder] = scores
+print(json.dumps(out))
+'''
+
+
+def oracle_scores(job: dict, workdir: Path, timeout: int = 900) -> dict:
+    """Run :data:`ORACLE_SCRIPT` on ``job`` (``models``: [{folder, hparams, seed, keys}], ``samples``: {name: [{src,
+    mt, ref}]}) in the oracle venv; ``{folder: {sample name: scores}}``."""
+    from oracle_venv import run_oracle
+
+    path = Path(workdir) / "oracle_job.json"
+    path.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
+    return run_oracle(ORACLE_SCRIPT, str(path), timeout=timeout)

@@ -1,0 +1,340 @@
+"""COMET: parity with unbabel-comet 2.2.7 (the oracle venv) on checkpoints of the real architectures with small random
+weights (tests/comet_builder.py), on real WMT17 en-de text; caching, truncation and bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from comet_builder import build_encoder, copy_checkpoint, oracle_scores  # noqa: E402
+from conftest import DATA  # noqa: E402
+
+N = 48  # segments per system
+SYSTEMS = ("C-3MA.4959", "uedin-nmt.4722")
+MAX_POSITIONS = 66  # a small encoder limit, so real WMT17 sentences get truncated (62 tokens) in both implementations
+
+ESTIMATOR = {  # wmt22-comet-da's architecture: regression estimator, sparsemax mix, avg pooling
+    "class_identifier": "regression_metric", "encoder_model": "XLM-RoBERTa", "hidden_sizes": [48, 16],
+    "layer": "mix", "layer_transformation": "sparsemax", "layer_norm": False, "pool": "avg", "dropout": 0.1,
+    "activations": "Tanh", "final_activation": None,
+}
+KIWI = {  # wmt22-cometkiwi-da's architecture: unified model on [mt, src], here with the layer-norm and softmax options
+    "class_identifier": "unified_metric", "encoder_model": "XLM-RoBERTa", "hidden_sizes": [48, 16],
+    "sent_layer": "mix", "layer_transformation": "softmax", "layer_norm": True, "word_layer": 3,
+    "input_segments": ["mt", "src"], "dropout": 0.1, "activations": "Tanh", "final_activation": "Sigmoid",
+}
+UNIFIED3 = {  # the unified model on [mt, src, ref] (XCOMET's scoring path): mean over three joint inputs
+    **KIWI, "input_segments": ["mt", "src", "ref"], "layer_transformation": "sparsemax", "layer_norm": False,
+    "final_activation": None,
+}
+
+
+def _load_wmt():
+    with gzip.open(DATA / "wmt17_ende_16systems_every10th.json.gz", "rt", encoding="utf-8") as handle:
+        targets = json.load(handle)
+    with gzip.open(DATA / "wmt17_ende_source_every10th.json.gz", "rt", encoding="utf-8") as handle:
+        sources = json.load(handle)
+    assert sources["lines"] == targets["lines"]
+    return sources["source"][:N], targets["reference"][:N], {name: targets["systems"][name][:N] for name in SYSTEMS}
+
+
+@pytest.fixture(scope="session")
+def wmt():
+    return _load_wmt()
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory, wmt):
+    """The encoder folder, three checkpoints and unbabel-comet's scores for both systems (one oracle run)."""
+    sources, reference, systems = wmt
+    work = tmp_path_factory.mktemp("comet")
+    with gzip.open(DATA / "wmt17_ende_16systems_every10th.json.gz", "rt", encoding="utf-8") as handle:
+        corpus = json.load(handle)
+    with gzip.open(DATA / "wmt17_ende_source_every10th.json.gz", "rt", encoding="utf-8") as handle:
+        corpus_sources = json.load(handle)["source"]
+    texts = corpus["reference"] + corpus_sources + [line for name in list(corpus["systems"])[:4]
+                                                    for line in corpus["systems"][name]]
+    encoder = build_encoder(work / "xlmr-tiny", texts, vocab_size=1000, max_position_embeddings=MAX_POSITIONS)
+    models = {name: work / f"{name}-tiny" for name in ("estimator", "kiwi", "unified3")}
+    job = {
+        "models": [{"folder": str(models[name]), "hparams": {**hparams, "pretrained_model": str(encoder)}, "seed": i}
+                   for i, (name, hparams) in enumerate((("estimator", ESTIMATOR), ("kiwi", KIWI),
+                                                        ("unified3", UNIFIED3)))],
+        "samples": {system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
+                    for system, outputs in systems.items()},
+        "batch_size": 8, "t_tests": [list(SYSTEMS)],
+    }
+    scores = oracle_scores(job, work)
+    return {"encoder": encoder, "models": models, "oracle": {name: scores[str(folder)] for name, folder in
+                                                             models.items()}, "work": work}
+
+
+def _score(built, name, system, wmt, **kwargs):
+    from nlgmetrics.learned.comet import compute_comet
+
+    sources, reference, systems = wmt
+    refs = kwargs.pop("references", reference)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compute_comet(systems[system], refs, sources=sources, model=str(built["models"][name]), batch_size=8,
+                             **kwargs)
+
+
+@pytest.mark.parametrize("name", ["estimator", "kiwi", "unified3"])
+def test_segment_scores_equal_unbabel_comet(built, wmt, name):
+    for system in SYSTEMS:
+        references = None if name == "kiwi" else wmt[1]
+        result = _score(built, name, system, wmt, references=references)
+        expected = built["oracle"][name][system]
+        assert len(result["scores"]) == N
+        assert max(abs(a - b) for a, b in zip(result["scores"], expected)) < 1e-5
+        assert result["mean_score"] == pytest.approx(sum(expected) / N, abs=1e-6)
+        assert max(expected) - min(expected) > 1e-3  # the random model tells segments apart
+
+
+def test_estimator_reuses_source_and_reference_embeddings_across_systems(built, wmt):
+    from nlgmetrics.embed.cache import get_cache
+
+    cache = get_cache()
+    cache.clear()
+    first = _score(built, "estimator", SYSTEMS[0], wmt)
+    misses = cache.misses
+    assert misses == len(set(wmt[0]) | set(wmt[1]) | set(wmt[2][SYSTEMS[0]]))
+    second = _score(built, "estimator", SYSTEMS[1], wmt)
+    new_outputs = set(wmt[2][SYSTEMS[1]]) - set(wmt[0]) - set(wmt[1]) - set(wmt[2][SYSTEMS[0]])
+    assert cache.misses - misses == len(new_outputs)  # sources and references came from the cache
+    again = _score(built, "estimator", SYSTEMS[0], wmt)
+    assert again["scores"] == first["scores"] and second["scores"] != first["scores"]
+
+
+def test_truncation_is_counted_once_per_text(built, wmt):
+    import sentencepiece as spm
+
+    from nlgmetrics.learned.comet import compute_comet
+
+    sp = spm.SentencePieceProcessor(model_file=str(built["encoder"] / "sentencepiece.bpe.model"))
+    sources, reference, systems = wmt
+    texts = set(sources) | set(reference) | set(systems[SYSTEMS[0]])
+    too_long = sum(len(sp.encode(text)) + 2 > MAX_POSITIONS - 4 for text in texts)
+    assert too_long > 5
+    with pytest.warns(UserWarning, match=rf"COMET: {too_long} text\(s\) longer than the encoder takes \(62 tokens\)"):
+        compute_comet(systems[SYSTEMS[0]], reference, sources=sources, model=str(built["models"]["estimator"]))
+
+
+def test_bootstrap_interval_and_signature(built, wmt):
+    result = _score(built, "estimator", SYSTEMS[0], wmt, n_bootstrap=200)
+    assert result["mean_score_ci_low"] < result["mean_score"] < result["mean_score_ci_high"]
+    assert result["signature"].startswith("model:estimator-tiny|refs:yes|dtype:float32")
+
+
+def test_missing_sources_and_references_are_named(built, wmt):
+    from nlgmetrics.learned.comet import compute_comet
+
+    sources, reference, systems = wmt
+    model = str(built["models"]["estimator"])
+    with pytest.raises(ValueError, match="COMET needs sources"):
+        compute_comet(systems[SYSTEMS[0]], reference, model=model)
+    with pytest.raises(ValueError, match="needs references"):
+        compute_comet(systems[SYSTEMS[0]], None, sources=sources, model=model)
+    with pytest.raises(ValueError, match="2 predictions but 1 sources"):
+        compute_comet(["a", "b"], ["a", "b"], sources=["x"], model=model)
+    with pytest.raises(ValueError, match=r"one reference per prediction; references\[0\] has 2"):
+        compute_comet(["a"], [["a", "b"]], sources=["x"], model=model)
+
+
+def test_reference_free_model_warns_that_references_are_unused(built, wmt):
+    sources, reference, systems = wmt
+    with pytest.warns(UserWarning, match="reference-free .* references are not used"):
+        with_refs = _score_warn(built, "kiwi", wmt, reference)
+    assert with_refs["scores"] == _score(built, "kiwi", SYSTEMS[0], wmt, references=None)["scores"]
+
+
+def _score_warn(built, name, wmt, references):
+    from nlgmetrics.learned.comet import compute_comet
+
+    sources, _, systems = wmt
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="COMET: .* truncated")
+        return compute_comet(systems[SYSTEMS[0]], references, sources=sources, model=str(built["models"][name]))
+
+
+def test_a_folder_that_is_not_a_checkpoint(tmp_path):
+    from nlgmetrics.learned.comet import compute_comet
+
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(ValueError, match="is not a COMET checkpoint folder: Unbabel's layout is hparams.yaml"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(tmp_path))
+    with pytest.raises(ValueError, match="not in the Hugging Face cache and the hub is offline"):
+        compute_comet(["a"], ["a"], sources=["a"], model="Unbabel/no-such-comet")
+    broken = tmp_path / "broken"
+    (broken / "checkpoints").mkdir(parents=True)
+    (broken / "hparams.yaml").write_text("class_identifier: regression_metric\n")
+    (broken / "checkpoints" / "model.ckpt").write_bytes(b"not a torch file")
+    with pytest.raises(ValueError, match="cannot be read as a PyTorch checkpoint"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(broken))
+
+
+def test_an_encoder_not_found_offline_says_how_to_point_at_a_folder(built, wmt, tmp_path):
+    from nlgmetrics.learned.comet import compute_comet
+
+    moved = copy_checkpoint(built["models"]["estimator"], tmp_path / "ckpt", pretrained_model="xlm-roberta-large")
+    with pytest.raises(FileNotFoundError, match=re.escape("needs the config of its encoder 'xlm-roberta-large'")
+                       + ".*encoder='/path/to/xlm-roberta-large'"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(moved))
+    scored = compute_comet(wmt[2][SYSTEMS[0]][:4], wmt[1][:4], sources=wmt[0][:4], model=str(moved),
+                           encoder=str(built["encoder"]))
+    assert scored["scores"] == pytest.approx(built["oracle"]["estimator"][SYSTEMS[0]][:4], abs=1e-5)
+
+
+def test_xcomet_is_refused_rather_than_scored_as_another_model(built, tmp_path):
+    from nlgmetrics.learned.comet import compute_comet
+
+    xcomet = copy_checkpoint(built["models"]["unified3"], tmp_path / "xcomet", class_identifier="xcomet_metric")
+    with pytest.raises(ValueError, match="is an XCOMET checkpoint: its score combines .* MQM score of the error spans"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(xcomet))
+
+
+def test_cli_scores_with_sources(built, wmt, tmp_path, capsys):
+    from nlgmetrics.cli import main
+
+    sources, reference, systems = wmt
+    paths = {}
+    for label, lines in (("src", sources), ("ref", reference), ("hyp", systems[SYSTEMS[0]])):
+        paths[label] = tmp_path / label
+        paths[label].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = f"model={built['models']['estimator']}"
+    assert main(["score", "-m", "comet", "-p", str(paths["hyp"]), "-r", str(paths["ref"]), "-s", str(paths["src"]),
+                 "-o", model, "-f", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["scores"] == pytest.approx(built["oracle"]["estimator"][SYSTEMS[0]], abs=1e-5)
+    assert main(["score", "-m", "comet", "-p", str(paths["hyp"]), "-r", str(paths["ref"]), "-o", model]) == 2
+    assert "comet needs sources" in capsys.readouterr().err
+    kiwi = f"model={built['models']['kiwi']}"
+    assert main(["score", "-m", "comet", "-p", str(paths["hyp"]), "-s", str(paths["src"]), "-o", kiwi,
+                 "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx(built["oracle"]["kiwi"][SYSTEMS[0]],
+                                                                          abs=1e-5)
+
+
+def test_evaluate_module_is_hf_comet_with_a_local_checkpoint(built, wmt):
+    import evaluate
+
+    sources, reference, systems = wmt
+    hyps, expected = systems[SYSTEMS[0]][:6], built["oracle"]["estimator"][SYSTEMS[0]][:6]
+    comet = evaluate.load("./metrics/comet", str(built["models"]["estimator"]))
+    assert list(comet.features) == ["sources", "predictions", "references"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = comet.compute(sources=sources[:6], predictions=hyps, references=reference[:6], gpus=0,
+                               progress_bar=False)
+        assert sorted(result) == ["mean_score", "scores"]  # HF's keys, nothing else
+        assert result["scores"] == pytest.approx(expected, abs=1e-5)
+        assert result["mean_score"] == pytest.approx(sum(expected) / 6, abs=1e-6)
+        extra = comet.compute(sources=sources[:6], predictions=hyps, references=reference[:6], return_signature=True,
+                              n_bootstrap=50)
+        assert {"signature", "mean_score_ci_low", "mean_score_ci_high"} <= set(extra)
+        comet.add_batch(sources=sources[:3], predictions=hyps[:3], references=reference[:3])
+        comet.add(source=sources[3], prediction=hyps[3], reference=reference[3])
+        gathered = comet.compute(sources=sources[4:6], predictions=hyps[4:6], references=reference[4:6])
+        assert gathered["scores"] == pytest.approx(result["scores"], abs=1e-6)
+        default_model = evaluate.load("./metrics/comet").compute(
+            sources=sources[:6], predictions=hyps, references=reference[:6], model=str(built["models"]["estimator"]))
+        assert default_model["scores"] == pytest.approx(expected, abs=1e-5)
+    with pytest.raises(ValueError, match="COMET needs sources"):
+        comet.compute(predictions=hyps, references=reference[:6])
+
+
+def test_evaluate_module_reference_free_config_has_no_references_input(built, wmt):
+    import evaluate
+
+    sources, reference, systems = wmt
+    hyps, expected = systems[SYSTEMS[0]][:6], built["oracle"]["kiwi"][SYSTEMS[0]][:6]
+    kiwi = evaluate.load("./metrics/comet", str(built["models"]["kiwi"]))
+    assert list(kiwi.features) == ["sources", "predictions"]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="COMET: .* truncated")
+        assert kiwi.compute(sources=sources[:6], predictions=hyps)["scores"] == pytest.approx(expected, abs=1e-5)
+        kiwi.add_batch(sources=sources[:6], predictions=hyps)
+        assert kiwi.compute()["scores"] == pytest.approx(expected, abs=1e-5)
+        with pytest.warns(UserWarning, match="references are not used"):
+            kiwi.compute(sources=sources[:6], predictions=hyps, references=reference[:6])
+
+
+def test_compare_gives_bootstrap_and_comet_compares_paired_t_test(built, wmt):
+    from nlgmetrics.comparison import compare
+
+    sources, reference, systems = wmt
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = compare({name: systems[name] for name in SYSTEMS}, reference, ["comet"], sources=sources,
+                       metric_options={"comet": {"model": str(built["models"]["estimator"])}}, n_resamples=200)
+    base, other = rows
+    oracle = built["oracle"]["estimator"]
+    assert base["baseline"] and base["t_statistic"] is None
+    assert base["score"] == pytest.approx(sum(oracle[SYSTEMS[0]]) / N, abs=1e-6)
+    assert other["score"] == pytest.approx(sum(oracle[SYSTEMS[1]]) / N, abs=1e-6)
+    statistic, p_value = oracle[f"__t_test__{SYSTEMS[0]}__{SYSTEMS[1]}"]
+    assert other["t_statistic"] == pytest.approx(statistic, rel=1e-4)
+    assert other["t_p_value"] == pytest.approx(p_value, rel=1e-4, abs=1e-9)
+    assert 0 < other["p_value"] <= 1 and base["ci_low"] <= base["mean"] <= base["ci_high"]
+
+
+def test_paired_t_test_is_defined_where_scipy_is_not():
+    import numpy as np
+
+    from nlgmetrics.comparison import _paired_t_test
+
+    same = np.array([1.0, 2.0, 3.0])
+    assert _paired_t_test(same, same) == {"t_statistic": 0.0, "t_p_value": 1.0}
+    assert _paired_t_test(same, same - 0.5) == {"t_statistic": None, "t_p_value": 0.0}
+
+
+def test_adapters_pass_sources_to_comet(built, wmt):
+    """Trainer (sources given as a list), lm-eval (source_separator in the target) and Ray (a source column)."""
+    import numpy as np
+
+    from nlgmetrics.integration.lm_eval import score_corpus
+    from nlgmetrics.integration.transformers import make_compute_metrics
+
+    sources, reference, systems = wmt
+    hyps, model = systems[SYSTEMS[0]][:6], str(built["models"]["estimator"])
+    expected = built["oracle"]["estimator"][SYSTEMS[0]][:6]
+    options = {"comet": {"model": model}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        words = sorted({w for text in hyps + reference[:6] for w in text.split()})
+
+        class Tokenizer:
+            pad_token_id = 0
+
+            def batch_decode(self, ids, skip_special_tokens=True):
+                return [" ".join(words[i - 1] for i in row if i > 0) for row in ids]
+
+        def ids(texts):
+            rows = [[words.index(w) + 1 for w in text.split()] for text in texts]
+            width = max(map(len, rows))
+            return np.array([row + [-100] * (width - len(row)) for row in rows])
+
+        decoded = Tokenizer().batch_decode(ids(hyps))
+        trainer = make_compute_metrics(Tokenizer(), ["comet"], options, sources=sources[:6])
+        flat = trainer((ids(hyps), ids(reference[:6])))
+        direct = _score(built, "estimator", SYSTEMS[0], (sources[:6], reference[:6], {SYSTEMS[0]: decoded}))
+        assert flat["comet"] == pytest.approx(direct["mean_score"], abs=1e-7)
+
+        items = [(f"{s}\t{r}", h, json.dumps({"model": model, "source_separator": "\t"}))
+                 for s, r, h in zip(sources[:6], reference[:6], hyps)]
+        assert score_corpus("comet", items)["comet"] == pytest.approx(sum(expected) / 6, abs=1e-6)
+
+        pytest.importorskip("ray")
+        from nlgmetrics.integration.ray_data import MetricScorer
+
+        batch = {"prediction": np.array(hyps, dtype=object), "reference": np.array(reference[:6], dtype=object),
+                 "src": np.array(sources[:6], dtype=object)}
+        scored = MetricScorer(["comet"], source_column="src", metric_options=options)(batch)
+        assert scored["comet"].tolist() == pytest.approx(expected, abs=1e-5)

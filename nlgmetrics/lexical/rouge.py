@@ -886,9 +886,9 @@ def compute_rouge(
         if not use_aggregator:
             raise ValueError("n_bootstrap needs use_aggregator=True: intervals are over the mean of the examples.")
     if isinstance(confidence_interval, bool) or not isinstance(confidence_interval, numbers.Real) or not (
-        0 < confidence_interval < 1
+        0 <= confidence_interval <= 1  # rouge_score's BootstrapAggregator range: 0 gives low = mid = high
     ):
-        raise ValueError(f"confidence_interval must be a number in (0, 1), e.g. 0.95, got {confidence_interval!r:.40}.")
+        raise ValueError(f"confidence_interval must be a number in [0, 1], e.g. 0.95, got {confidence_interval!r:.40}.")
     _check_seed("seed", seed)
     options = {
         "use_stemmer": use_stemmer, "tokenizer": tokenizer, "lang": lang, "split_summaries": split_summaries,

@@ -63,6 +63,30 @@ class CLIError(Exception):
     """A problem with the command line or its files; printed without a traceback, exit code 2."""
 
 
+# Python keyword advice in the core's messages: model_type='X', device=None, lang='en', idf=True ...
+_KEYWORD_ADVICE = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*)=(None|True|False|'[^']*'|-?\d[\d.]*)(?![\w'])")
+_FLAGS = {"device": "--device", "batch_size": "--batch-size"}
+
+
+def cli_advice(message: str, prefix: str = "", flags: dict[str, str] | None = None) -> str:
+    """``message`` (a core error) with its Python advice in command-line form: ``device=None`` -> ``--device auto``,
+    ``model_type='X'`` -> ``-o model_type=X`` (``-o PREFIXmodel_type=X``; ``flags``: option -> its own flag)."""
+    flags = {**_FLAGS, **(flags or {})}
+
+    def rewrite(match: re.Match) -> str:
+        name, value = match.group(1), match.group(2).strip("'")
+        if name in flags:
+            return f"{flags[name]} {'auto' if value == 'None' and name == 'device' else value}"
+        return f"-o {prefix}{name}={value.lower() if value in ('None', 'True', 'False') else value}"
+
+    return _KEYWORD_ADVICE.sub(rewrite, message)
+
+
+def core_error(exc: BaseException, prefix: str = "", flags: dict[str, str] | None = None) -> CLIError:
+    """The one-line CLI error for an error the core raised, its advice in command-line form."""
+    return CLIError(cli_advice(str(exc), prefix, flags))
+
+
 # -- input files --------------------------------------------------------------------------------------------------
 def read_text_file(path: str) -> list[str]:
     """Lines of a UTF-8 file (``-``: standard input) without line endings or a leading byte-order mark."""
@@ -309,9 +333,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise CLIError(f"metric {args.metric!r} does not take that option: {exc}") from None
-        raise CLIError(str(exc)) from None
+        raise core_error(exc) from None
     except (ValueError, ImportError) as exc:  # the core's checks (bad option values, devices, missing extras)
-        raise CLIError(str(exc)) from None
+        raise core_error(exc) from None
     print(format_result(args.metric, result, args.format))
     return 0
 
@@ -380,7 +404,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
             batch_size=args.batch_size, device=args.device, verbose=verbose,
         )
     except (ValueError, ImportError) as exc:
-        raise CLIError(str(exc)) from None
+        raise core_error(exc, flags={"model_type": "--model", "lang": "--lang", "out": "--out"}) from None
     except OSError as exc:
         raise CLIError(f"cannot write {target} ({exc.strerror or exc}); choose another --out") from None
     print(f"wrote {target}")
@@ -429,7 +453,7 @@ def cmd_hub(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Paired significance tests of the system files against the baseline file (nlgmetrics.comparison)."""
-    from nlgmetrics.comparison import compare, plot, report
+    from nlgmetrics.comparison import compare, plot, report, segment_scores
 
     metrics = list(dict.fromkeys(args.metrics))
     for metric in metrics:
@@ -465,6 +489,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if len(systems[name]) != len(baseline):
             raise CLIError(f"{path} has {len(systems[name])} lines but {args.baseline} has {len(baseline)}: every "
                            "system needs one line per segment")
+    for metric in metrics:  # each metric's options, model and device, on one segment, before any long run
+        try:
+            segment_scores(metric, {names[0]: baseline[:1]}, references[:1], metric_options.get(metric))
+        except (ValueError, TypeError, ImportError) as exc:
+            raise core_error(exc, "" if len(metrics) == 1 else f"{metric}.") from None
     try:
         rows = compare(
             systems, references, metrics, baseline=names[0],

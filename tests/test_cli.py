@@ -136,3 +136,39 @@ def test_third_party_load_messages_only_with_progress_on(files, capfd):
         assert ("Loading weights" in err) is shown, (progress, err)
     Encoder("minilm")  # outside the CLI: the library's own behaviour, untouched
     assert "Loading weights" in capfd.readouterr().err
+
+
+# -- issue #29 item 20: CLI errors give command-line advice, compare checks every metric before the long runs ------
+def test_core_errors_give_command_line_advice(files, capsys):
+    hyp, ref = files
+    assert cli.main(["score", "-m", "bertscore", "-p", hyp, "-r", ref]) == 2
+    err = capsys.readouterr().err
+    assert "-o lang=en" in err and "-o model_type=sentence-transformers/all-MiniLM-L6-v2" in err
+    assert "model_type='" not in err and "lang='" not in err
+    if not torch.cuda.is_available():
+        assert cli.main(["score", "-m", "bertscore", "-p", hyp, "-r", ref, "-o", "model_type=minilm",
+                         "--device", "cuda"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("nlgmetrics: error: --device cuda but CUDA is not available")
+        assert "pass --device cpu, or --device auto" in err and "device=None" not in err
+
+
+def test_cli_advice_rewrites_python_keywords_only():
+    assert cli.cli_advice("use model_type='x/y' and idf=True, device=None; HF_HUB_OFFLINE=1 stays") == (
+        "use -o model_type=x/y and -o idf=true, --device auto; HF_HUB_OFFLINE=1 stays")
+    assert cli.cli_advice("e.g. lang='en'", "bertscore.") == "e.g. -o bertscore.lang=en"
+    assert cli.cli_advice("pass model_type='m'", flags={"model_type": "--model"}) == "pass --model m"
+
+
+def test_compare_checks_every_metric_before_scoring_any(files, monkeypatch, capsys):
+    import nlgmetrics.comparison as comparison
+
+    hyp, ref = files
+
+    def never(*args, **kwargs):
+        raise AssertionError("compare ran before every metric's options were checked")
+
+    monkeypatch.setattr(comparison, "compare", never)
+    assert cli.main(["compare", "-r", ref, "--baseline", ref, hyp, "-m", "bleu", "bertscore"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "-o bertscore.model_type=sentence-transformers/all-MiniLM-L6-v2" in err

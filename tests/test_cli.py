@@ -124,8 +124,10 @@ def test_baseline_refuses_what_it_did_not_write_before_any_work(tmp_path, monkey
 
 
 def test_third_party_load_messages_only_with_progress_on(files, capfd):
-    """transformers' "Loading weights" bar: hidden by default, shown with --progress on; the library default is
-    restored after the command."""
+    """transformers' "Loading weights" bar: hidden by default, shown with --progress on; hidden from Python too (issue
+    #29 item 21), and transformers' own setting is restored after each load."""
+    from transformers.utils import logging as transformers_logging
+
     from nlgmetrics.embed.encoder import Encoder, clear_encoders
 
     hyp, ref = files
@@ -134,8 +136,9 @@ def test_third_party_load_messages_only_with_progress_on(files, capfd):
         assert cli.main(["score", "-m", "moverscore", "-p", hyp, "-r", ref, "--progress", progress]) == 0
         err = capfd.readouterr().err
         assert ("Loading weights" in err) is shown, (progress, err)
-    Encoder("minilm")  # outside the CLI: the library's own behaviour, untouched
-    assert "Loading weights" in capfd.readouterr().err
+    clear_encoders()
+    Encoder("minilm")  # outside the CLI: hidden as well
+    assert "Loading weights" not in capfd.readouterr().err and transformers_logging.is_progress_bar_enabled()
 
 
 # -- issue #29 item 20: CLI errors give command-line advice, compare checks every metric before the long runs ------

@@ -329,7 +329,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         result = get_metric(args.metric)(predictions, references, **options)
         if args.plot_alignment:
-            print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
+            print(f"wrote {plot_pair(args, predictions, references, options, result)}", file=sys.stderr)
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise CLIError(f"metric {args.metric!r} does not take that option: {exc}") from None
@@ -346,8 +346,11 @@ def show_progress(mode: str, n_lines: int) -> bool:
     return mode == "on"
 
 
-def plot_pair(args: argparse.Namespace, predictions: list[str], references: list[list[str]], options: dict) -> Path:
-    """The alignment heatmap of pair ``--plot-index`` with the metric's model options."""
+def plot_pair(
+    args: argparse.Namespace, predictions: list[str], references: list[list[str]], options: dict, result: dict
+) -> Path:
+    """The alignment heatmap of pair ``--plot-index`` with the metric's model options, titled with that pair's score
+    as the run computed it (``result``)."""
     from nlgmetrics.semantic.alignment_plot import plot_alignment
 
     index = args.plot_index
@@ -357,8 +360,9 @@ def plot_pair(args: argparse.Namespace, predictions: list[str], references: list
     if args.metric == "moverscore":
         keep |= {"distance", "stop_words", "remove_subwords", "solver", "reg", "relaxed", "n_gram"}
     plot_options = {k: v for k, v in options.items() if k in keep}
+    pair_score = result["scores" if args.metric == "moverscore" else "f1"][index]
     return plot_alignment(predictions[index], references[index][0], args.plot_alignment, metric=args.metric,
-                          **plot_options)
+                          score=pair_score, **plot_options)
 
 
 def baseline_target(args: argparse.Namespace) -> Path:

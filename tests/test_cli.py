@@ -175,3 +175,19 @@ def test_compare_checks_every_metric_before_scoring_any(files, monkeypatch, caps
     assert cli.main(["compare", "-r", ref, "--baseline", ref, hyp, "-m", "bleu", "bertscore"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "-o bertscore.model_type=sentence-transformers/all-MiniLM-L6-v2" in err
+
+
+@pytest.mark.parametrize("metric, key", [("moverscore", "scores"), ("bertscore", "f1")])
+def test_plot_alignment_title_shows_the_printed_pair_score(files, tmp_path, capsys, monkeypatch, metric, key):
+    """issue #29 item 18: the title showed the plot's own recomputation (no idf: 0.5916) beside a printed 0.4853."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.axes import Axes
+
+    titles = []
+    monkeypatch.setattr(Axes, "set_title", lambda self, text, *a, **k: titles.append(text))
+    hyp, ref = files
+    png = tmp_path / f"{metric}.png"
+    assert cli.main(["score", "-m", metric, "-p", hyp, "-r", ref, "-o", "model_type=minilm", "-f", "json",
+                     "--plot-alignment", str(png), "--plot-index", "1"]) == 0
+    printed = json.loads(capsys.readouterr().out)[key][1]
+    assert titles and titles[-1].endswith(f"this pair's score in the run: {printed:.4f}")

@@ -247,7 +247,7 @@ def parse_option(item: str) -> tuple[str, str]:
     """``key=value`` split (dashes in the key become underscores); the value stays text."""
     key, sep, raw = item.partition("=")
     if not sep or not key:
-        raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o tokenize=zh")
+        raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o lowercase=true")
     return key.strip().replace("-", "_"), raw
 
 
@@ -524,19 +524,34 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+# Every line below that starts with "  nlgmetrics " runs as is in tests/test_examples.py (on sample files).
+SCORE_EXAMPLES = """examples:
+  nlgmetrics score -m bleu -p hyp.txt -r ref.txt
+  nlgmetrics score -m sacrebleu -p hyp.txt -r ref.txt -r ref2.txt -o tokenize=intl -o lowercase=true -f json
+  nlgmetrics score -m rouge -p hyp.txt -r ref.txt -o rouge_types='["rouge1","rougeL"]' -o use_stemmer=true
+  nlgmetrics score -m bertscore -p hyp.txt -r ref.txt -o model_type=sentence-transformers/all-MiniLM-L6-v2
+"""
+COMPARE_EXAMPLES = """examples:
+  nlgmetrics compare -r ref.txt --baseline base.txt sys1.txt sys2.txt -m bleu chrf ter -f markdown
+  nlgmetrics compare -r ref.txt --baseline base.txt sys1.txt -m bleu -o bleu.tokenizer=intl --paired-ar
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nlgmetrics", description="Text-generation evaluation metrics.")
     sub = parser.add_subparsers(dest="command", required=True)
     progress_help = "progress bars: nlgmetrics' own on long runs on a terminal (auto); on also shows third-party ones"
 
-    score = sub.add_parser("score", help="score a file of predictions against reference files")
+    score = sub.add_parser("score", help="score a file of predictions against reference files",
+                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=SCORE_EXAMPLES)
     score.add_argument("--metric", "-m", required=True, choices=list(METRICS))
     score.add_argument("--predictions", "-p", required=True, help="file with one prediction per line (- for stdin)")
     score.add_argument("--references", "-r", required=True, action="append",
                        help="file with one reference per line (- for stdin); repeat for several references")
     score.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table")
     score.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                       help="a metric option, e.g. -o tokenize=zh -o lowercase=false (repeatable)")
+                       help="a metric option, e.g. -m sacrebleu -o tokenize=zh -o lowercase=true (repeatable; "
+                            "`nlgmetrics list` and the examples below)")
     score.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
     score.add_argument("--batch-size", type=_positive_int, default=None, help="embedding metrics: texts per batch")
     score.add_argument("--progress", choices=["auto", "on", "off"], default="auto",
@@ -565,7 +580,8 @@ def build_parser() -> argparse.ArgumentParser:
         "compare", help="paired significance tests of systems against a baseline (bootstrap or randomization)",
         description="Score the baseline and every system with every metric and test each system against the "
                     "baseline: paired bootstrap resampling (--paired-bs, default) or approximate randomization "
-                    "(--paired-ar), as sacrebleu's paired tests (same numbers for BLEU).")
+                    "(--paired-ar), as sacrebleu's paired tests (same numbers for BLEU).",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMPARE_EXAMPLES)
     comparing.add_argument("systems", nargs="+", help="system output files, one segment per line")
     comparing.add_argument("--baseline", "-b", required=True, help="the baseline system's output file")
     comparing.add_argument("--references", "-r", required=True, action="append",
@@ -580,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="approximate randomization trials (default 10000)")
     comparing.add_argument("--seed", default="12345", help="random seed (default 12345, as sacrebleu; 'none': OS)")
     comparing.add_argument("--option", "-o", action="append", default=[], metavar="METRIC.KEY=VALUE",
-                           help="a metric option, e.g. -o bleu.tokenize=intl (KEY=VALUE with one metric)")
+                           help="a metric option, e.g. -o bleu.tokenizer=intl (KEY=VALUE with one metric)")
     comparing.add_argument("--format", "-f", choices=["table", "markdown", "json", "csv"], default="table")
     comparing.add_argument("--plot", metavar="PNG", default=None,
                            help="also write a figure of the intervals and significant differences (needs matplotlib)")

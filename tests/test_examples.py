@@ -28,7 +28,7 @@ SKIP = re.compile(r"<!--\s*not run by tests:\s*(.+?)\s*-->")
 SAMPLE_FILES = ("hyp.txt", "ref.txt", "ref2.txt", "base.txt", "sys1.txt", "sys2.txt", "sentences.txt")
 
 
-def readme_blocks(path: Path = REPO / "README.md") -> list[tuple[int, str, str, str | None]]:  # noqa: D103
+def readme_blocks(path: Path = REPO / "README.md") -> list[tuple[int, str, str, str | None]]:
     """(line, language, code, skip reason) of every fenced block."""
     lines = path.read_text(encoding="utf-8").splitlines()
     blocks, i = [], 0
@@ -108,3 +108,37 @@ def test_every_option_shown_in_help_is_accepted_by_its_metric():
             cli.coerce_option(metric, key, raw.strip("'\")"))
             shown += 1
     assert shown >= 3
+
+
+BLOCKS = [block for block in readme_blocks() if block[1] in ("python", "bash")]
+
+
+@pytest.mark.parametrize("line, language, code, skip", BLOCKS, ids=[f"README.md:{b[0]}" for b in BLOCKS])
+def test_readme_block_runs(line, language, code, skip, workdir):
+    if skip:
+        pytest.skip(skip)
+    command = [sys.executable, "-c", code] if language == "python" else ["bash", "-euo", "pipefail", "-c", code]
+    done = subprocess.run(command, cwd=workdir, env=_env(workdir), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"README.md:{line} ({language}) failed:\n{done.stderr[-3000:]}"
+
+
+def test_every_readme_block_is_run_or_says_why():
+    for line, language, code, skip in readme_blocks():
+        assert language in ("python", "bash", "yaml", "text", "") and (skip is None or skip.strip()), line
+
+
+def test_readme_names_every_metric_lm_eval_name_and_file():
+    """issue #29 item 22: the intro omitted chrF and TER, the lm-eval list nlgm_chrf and nlgm_ter, the layout files."""
+    from nlgmetrics.integration.lm_eval import lm_eval_names
+    from nlgmetrics.registry import SPECS
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    intro = text.split("\n## ", 1)[0]
+    shown = {"bleu": "BLEU", "sacrebleu": "sacrebleu", "google_bleu": "Google BLEU", "nist_mt": "NIST", "chrf": "chrF",
+             "ter": "TER", "rouge": "ROUGE", "meteor": "METEOR", "bertscore": "BERTScore", "moverscore": "MoverScore"}
+    assert [name for name in SPECS if name in shown and shown[name] not in intro] == []
+    names = [n for n in lm_eval_names() if not n.startswith("nlgm_bertscore_")] + ["nlgm_bertscore_{precision,recall,f1}"]
+    assert [name for name in names if f"`{name}`" not in text] == []
+    layout = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    files = {path.name for path in (REPO / "nlgmetrics").rglob("*.py") if path.name != "__init__.py"}
+    assert sorted(name for name in files if name not in layout) == []

@@ -1,11 +1,13 @@
-"""Third-party progress bars and load messages off in the CLI and the demo (``--progress on`` keeps them).
+"""What users see of third-party libraries and of nlgmetrics' own warnings.
 
 transformers draws a "Loading weights" bar and logs load reports when a model loads; datasets, evaluate and
-huggingface_hub have bars and info logs of their own. Programs built on nlgmetrics wrap their work in
-:func:`quiet_third_party`; the embedding engine wraps model loading in :func:`model_loading`, which silences the loading
-only inside such a block (the libraries are imported lazily, often after the block began, and transformers resets its
-log level when first imported). Library callers outside a block see the libraries' own defaults. nlgmetrics' own
-progress bar (``verbose=True``) is plain tqdm and is not affected. Everything is restored when the block ends.
+huggingface_hub have bars and info logs of their own. The embedding engine wraps model loading in
+:func:`model_loading`, which silences it on every path (evaluate modules, compare, Trainer, lm-eval, Ray, the CLI)
+unless inside ``quiet_third_party(enabled=False)`` (the CLI's ``--progress on``). Programs built on nlgmetrics (the
+CLI, the demo) wrap their work in :func:`quiet_third_party` to silence the other libraries' bars and logs too (they
+are imported lazily, often after the block began, and transformers resets its log level when first imported).
+nlgmetrics' own progress bar (``verbose=True``) is plain tqdm and is not affected. Everything is restored when a block
+ends. :func:`warn` attributes nlgmetrics' warnings to the user's line, whatever path led to them.
 """
 
 from __future__ import annotations
@@ -13,20 +15,29 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import os
 import sys
+import warnings
 from collections.abc import Iterator
 
 LIBRARIES = ("transformers", "datasets", "evaluate", "huggingface_hub")
 _active = 0  # depth of quiet_third_party() blocks
+_shown = 0  # depth of quiet_third_party(enabled=False) blocks: model loading shows the libraries' output
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 @contextlib.contextmanager
 def quiet_third_party(enabled: bool = True) -> Iterator[None]:
     """Within the block, no progress bars or log lines below ERROR from transformers, datasets, evaluate and
-    huggingface_hub (those imported now, and models loaded by nlgmetrics' encoder later). ``enabled=False``: no-op."""
-    global _active
+    huggingface_hub (those imported now, and models loaded by nlgmetrics' encoder later). ``enabled=False``: their
+    output is shown, model loading's included."""
+    global _active, _shown
     if not enabled:
-        yield
+        _shown += 1
+        try:
+            yield
+        finally:
+            _shown -= 1
         return
     _active += 1
     try:
@@ -38,12 +49,30 @@ def quiet_third_party(enabled: bool = True) -> Iterator[None]:
 
 @contextlib.contextmanager
 def model_loading() -> Iterator[None]:
-    """Wrap third-party model and tokenizer loading: silenced inside :func:`quiet_third_party`, untouched outside."""
-    if not _active:
+    """Wrap third-party model and tokenizer loading: silenced, except inside ``quiet_third_party(enabled=False)``."""
+    if _shown:
         yield
         return
     with _silenced():
         yield
+
+
+def _internal(filename: str) -> bool:
+    """A frame of nlgmetrics, of evaluate, or of an evaluate module script (copied into evaluate's modules cache)."""
+    if filename.startswith(_PACKAGE) or f"{os.sep}evaluate_modules{os.sep}" in filename:
+        return True
+    evaluate = sys.modules.get("evaluate")
+    root = os.path.dirname(getattr(evaluate, "__file__", None) or "") if evaluate else ""
+    return bool(root) and filename.startswith(root + os.sep)
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` attributed to the first frame outside nlgmetrics and evaluate: the user's line, whether it
+    called the core, an evaluate module, the suite or compare."""
+    frame, level = sys._getframe(1), 2
+    while frame.f_back is not None and _internal(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 @contextlib.contextmanager

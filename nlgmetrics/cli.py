@@ -65,6 +65,30 @@ class CLIError(Exception):
     """A problem with the command line or its files; printed without a traceback, exit code 2."""
 
 
+# Python keyword advice in the core's messages: model_type='X', device=None, lang='en', idf=True ...
+_KEYWORD_ADVICE = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*)=(None|True|False|'[^']*'|-?\d[\d.]*)(?![\w'])")
+_FLAGS = {"device": "--device", "batch_size": "--batch-size"}
+
+
+def cli_advice(message: str, prefix: str = "", flags: dict[str, str] | None = None) -> str:
+    """``message`` (a core error) with its Python advice in command-line form: ``device=None`` -> ``--device auto``,
+    ``model_type='X'`` -> ``-o model_type=X`` (``-o PREFIXmodel_type=X``; ``flags``: option -> its own flag)."""
+    flags = {**_FLAGS, **(flags or {})}
+
+    def rewrite(match: re.Match) -> str:
+        name, value = match.group(1), match.group(2).strip("'")
+        if name in flags:
+            return f"{flags[name]} {'auto' if value == 'None' and name == 'device' else value}"
+        return f"-o {prefix}{name}={value.lower() if value in ('None', 'True', 'False') else value}"
+
+    return _KEYWORD_ADVICE.sub(rewrite, message)
+
+
+def core_error(exc: BaseException, prefix: str = "", flags: dict[str, str] | None = None) -> CLIError:
+    """The one-line CLI error for an error the core raised, its advice in command-line form."""
+    return CLIError(cli_advice(str(exc), prefix, flags))
+
+
 # -- input files --------------------------------------------------------------------------------------------------
 def read_text_file(path: str) -> list[str]:
     """Lines of a UTF-8 file (``-``: standard input) without line endings or a leading byte-order mark."""
@@ -241,7 +265,7 @@ def parse_option(item: str) -> tuple[str, str]:
     """``key=value`` split (dashes in the key become underscores); the value stays text."""
     key, sep, raw = item.partition("=")
     if not sep or not key:
-        raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o tokenize=zh")
+        raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o lowercase=true")
     return key.strip().replace("-", "_"), raw
 
 
@@ -334,13 +358,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise CLIError(f"metric {args.metric!r} does not take that option: {exc}") from None
-        raise CLIError(str(exc)) from None
+        raise core_error(exc) from None
     except (ValueError, ImportError) as exc:  # the core's checks (bad option values, devices, missing extras)
-        raise CLIError(str(exc)) from None
+        raise core_error(exc) from None
     print(format_result(args.metric, result, args.format), flush=True)  # shown even if the plot then fails
     if args.plot_alignment:
         try:
-            print(f"wrote {plot_pair(args, predictions, references, options)}", file=sys.stderr)
+            print(f"wrote {plot_pair(args, predictions, references, options, result)}", file=sys.stderr)
         except (ValueError, TypeError, ImportError) as exc:
             raise CLIError(str(exc)) from None
     return 0
@@ -363,8 +387,11 @@ def show_progress(mode: str, n_lines: int) -> bool:
     return mode == "on"
 
 
-def plot_pair(args: argparse.Namespace, predictions: list[str], references: list[list[str]], options: dict) -> Path:
-    """The alignment heatmap of pair ``--plot-index`` with the metric's model options."""
+def plot_pair(
+    args: argparse.Namespace, predictions: list[str], references: list[list[str]], options: dict, result: dict
+) -> Path:
+    """The alignment heatmap of pair ``--plot-index`` with the metric's model options, titled with that pair's score
+    as the run computed it (``result``)."""
     from nlgmetrics.semantic.alignment_plot import plot_alignment
 
     index = args.plot_index
@@ -374,8 +401,9 @@ def plot_pair(args: argparse.Namespace, predictions: list[str], references: list
     if args.metric == "moverscore":
         keep |= {"distance", "stop_words", "remove_subwords", "solver", "reg", "relaxed", "n_gram"}
     plot_options = {k: v for k, v in options.items() if k in keep}
+    pair_score = result["scores" if args.metric == "moverscore" else "f1"][index]
     return plot_alignment(predictions[index], references[index][0], args.plot_alignment, metric=args.metric,
-                          **plot_options)
+                          score=pair_score, **plot_options)
 
 
 def baseline_target(args: argparse.Namespace) -> Path:
@@ -421,7 +449,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
             batch_size=args.batch_size, device=args.device, verbose=verbose,
         )
     except (ValueError, ImportError) as exc:
-        raise CLIError(str(exc)) from None
+        raise core_error(exc, flags={"model_type": "--model", "lang": "--lang", "out": "--out"}) from None
     except OSError as exc:
         raise CLIError(f"cannot write {target} ({exc.strerror or exc}); choose another --out") from None
     print(f"wrote {target}")
@@ -470,7 +498,7 @@ def cmd_hub(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Paired significance tests of the system files against the baseline file (nlgmetrics.comparison)."""
-    from nlgmetrics.comparison import compare, plot, report
+    from nlgmetrics.comparison import compare, plot, report, segment_scores
 
     metrics = list(dict.fromkeys(args.metrics))
     for metric in metrics:
@@ -512,6 +540,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if len(systems[name]) != len(baseline):
             raise CLIError(f"{path} has {len(systems[name])} lines but {args.baseline} has {len(baseline)}: every "
                            "system needs one line per segment")
+    for metric in metrics:  # each metric's options, model and device, on one segment, before any long run
+        try:
+            segment_scores(metric, {names[0]: baseline[:1]}, references[:1], metric_options.get(metric))
+        except (ValueError, TypeError, ImportError) as exc:
+            raise core_error(exc, "" if len(metrics) == 1 else f"{metric}.") from None
     try:
         rows = compare(
             systems, references, metrics, baseline=names[0],
@@ -618,12 +651,26 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+# Every line below that starts with "  nlgmetrics " runs as is in tests/test_examples.py (on sample files).
+SCORE_EXAMPLES = """examples:
+  nlgmetrics score -m bleu -p hyp.txt -r ref.txt
+  nlgmetrics score -m sacrebleu -p hyp.txt -r ref.txt -r ref2.txt -o tokenize=intl -o lowercase=true -f json
+  nlgmetrics score -m rouge -p hyp.txt -r ref.txt -o rouge_types='["rouge1","rougeL"]' -o use_stemmer=true
+  nlgmetrics score -m bertscore -p hyp.txt -r ref.txt -o model_type=sentence-transformers/all-MiniLM-L6-v2
+"""
+COMPARE_EXAMPLES = """examples:
+  nlgmetrics compare -r ref.txt --baseline base.txt sys1.txt sys2.txt -m bleu chrf ter -f markdown
+  nlgmetrics compare -r ref.txt --baseline base.txt sys1.txt -m bleu -o bleu.tokenizer=intl --paired-ar
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nlgmetrics", description="Text-generation evaluation metrics.")
     sub = parser.add_subparsers(dest="command", required=True)
     progress_help = "progress bars: nlgmetrics' own on long runs on a terminal (auto); on also shows third-party ones"
 
-    score = sub.add_parser("score", help="score a file of predictions against reference files")
+    score = sub.add_parser("score", help="score a file of predictions against reference files",
+                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=SCORE_EXAMPLES)
     score.add_argument("--metric", "-m", required=True, choices=list(METRICS))
     score.add_argument("--predictions", "-p", required=True, help="file with one prediction per line (- for stdin)")
     score.add_argument("--references", "-r", action="append", default=[],
@@ -633,7 +680,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="file with one source text per line, for metrics that read sources (COMET)")
     score.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table")
     score.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                       help="a metric option, e.g. -o tokenize=zh -o lowercase=false (repeatable)")
+                       help="a metric option, e.g. -m sacrebleu -o tokenize=zh -o lowercase=true (repeatable; "
+                            "`nlgmetrics list` and the examples below)")
     score.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
     score.add_argument("--batch-size", type=_positive_int, default=None, help="embedding metrics: texts per batch")
     score.add_argument("--progress", choices=["auto", "on", "off"], default="auto",
@@ -662,7 +710,8 @@ def build_parser() -> argparse.ArgumentParser:
         "compare", help="paired significance tests of systems against a baseline (bootstrap or randomization)",
         description="Score the baseline and every system with every metric and test each system against the "
                     "baseline: paired bootstrap resampling (--paired-bs, default) or approximate randomization "
-                    "(--paired-ar), as sacrebleu's paired tests (same numbers for BLEU).")
+                    "(--paired-ar), as sacrebleu's paired tests (same numbers for BLEU).",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMPARE_EXAMPLES)
     comparing.add_argument("systems", nargs="+", help="system output files, one segment per line")
     comparing.add_argument("--baseline", "-b", required=True, help="the baseline system's output file")
     comparing.add_argument("--references", "-r", action="append", default=[],
@@ -680,7 +729,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="approximate randomization trials (default 10000)")
     comparing.add_argument("--seed", default="12345", help="random seed (default 12345, as sacrebleu; 'none': OS)")
     comparing.add_argument("--option", "-o", action="append", default=[], metavar="METRIC.KEY=VALUE",
-                           help="a metric option, e.g. -o bleu.tokenize=intl (KEY=VALUE with one metric)")
+                           help="a metric option, e.g. -o bleu.tokenizer=intl (KEY=VALUE with one metric)")
     comparing.add_argument("--format", "-f", choices=["table", "markdown", "json", "csv"], default="table")
     comparing.add_argument("--plot", metavar="PNG", default=None,
                            help="also write a figure of the intervals and significant differences (needs matplotlib)")

@@ -7,9 +7,10 @@ a ``TypeError`` or ``ValueError`` that names the problem and the fix.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Sequence
 from typing import Union
+
+from nlgmetrics._quiet import warn
 
 References = Sequence[Union[str, Sequence[str]]]
 
@@ -138,12 +139,10 @@ def replace_lone_surrogates(texts: Sequence[str], metric: str) -> list[str]:
             out[i] = _SURROGATE.sub("\ufffd", text)
             changed += 1
     if changed:
-        warnings.warn(
+        warn(
             f"{metric}: {changed} text(s) hold lone surrogates (invalid Unicode, e.g. undecodable bytes read with "
             "errors='surrogateescape'); each was replaced by U+FFFD before tokenization. Decode the input as UTF-8 "
-            "with errors='replace' to silence this.",
-            UserWarning,
-            stacklevel=3,
+            "with errors='replace' to silence this."
         )
     return out
 

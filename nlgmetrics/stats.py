@@ -6,7 +6,9 @@ resamples at once, so the same seed gives the same intervals as ``sacrebleu`` (w
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -55,34 +57,42 @@ def bootstrap_index_chunks(n_items: int, n_samples: int, seed: int | None = DEFA
 
 def bootstrap_corpus_scores(
     segment_stats: np.ndarray,
-    score_fn: Callable[[np.ndarray], float],
+    score_fn: Callable[[np.ndarray], Any],
     n_samples: int,
     seed: int | None = DEFAULT_SEED,
     chunk: int = 64,
-) -> list[float]:
+    float32: bool = False,
+) -> list:
     """Score of each bootstrap resample of a corpus metric whose statistics add up over segments.
 
     ``segment_stats`` is (n_segments, n_stats); ``score_fn`` maps summed statistics to a score. Resamples are summed
-    in chunks so memory stays at ``chunk * n_segments * n_stats`` values.
+    in chunks so memory stays at ``chunk * n_segments * n_stats`` values. ``float32``: sacrebleu's arithmetic
+    (``corpus_score(n_bootstrap=...)``, and :mod:`nlgmetrics.comparison`'s): the statistics are rounded to float32,
+    summed exactly, and the float32 sums are scored (BLEU's precisions, chrF and TER in float32), so BLEU, chrF and
+    TER intervals are sacrebleu's exactly.
     """
-    scores: list[float] = []
-    for idxs in bootstrap_index_chunks(len(segment_stats), n_samples, seed):
+    values = np.asarray(segment_stats, dtype=np.float32 if float32 else None)
+    scores: list = []
+    for idxs in bootstrap_index_chunks(len(values), n_samples, seed):
         for start in range(0, len(idxs), chunk):
-            sums = segment_stats[idxs[start : start + chunk]].sum(axis=1)
-            scores.extend(score_fn(row) for row in sums)
+            sums = values[idxs[start : start + chunk]].sum(axis=1, dtype=np.float64)  # exact for float32 counts
+            scores.extend(score_fn(row) for row in (sums.astype(np.float32) if float32 else sums))
     return scores
 
 
-def sacrebleu_interval(scores: Sequence[float]) -> dict[str, float]:
+def sacrebleu_interval(scores: Sequence[Any], single_system: bool = False) -> dict[str, float]:
     """Mean and 95% interval of bootstrap scores as sacrebleu reports them.
 
     low/high are the 2.5th and 97.5th percentile order statistics (index n//40 and n-n//40-1 of the sorted scores);
-    ``ci`` is half their distance (sacrebleu's "mu ± ci").
+    ``ci`` is half their distance (sacrebleu's "mu ± ci"). The mean: sacrebleu's single-system interval
+    (``Score.estimate_ci``, ``single_system=True``) takes ``statistics.mean`` (exact, in the scores' own type); its
+    paired tests (``significance.estimate_ci``) numpy's mean.
     """
-    ordered = np.sort(np.asarray(scores))  # float32 scores stay float32 (sacrebleu's chrF resamples), as sacrebleu
+    ordered = np.sort(np.asarray(scores))  # float32 scores stay float32 (sacrebleu's chrF and TER resamples)
     lower_idx = len(ordered) // 40
     low, high = ordered[lower_idx], ordered[len(ordered) - lower_idx - 1]
-    return {"mean": float(ordered.mean()), "ci": float(0.5 * (high - low)), "low": float(low), "high": float(high)}
+    mean = statistics.mean(list(ordered)) if single_system else ordered.mean()
+    return {"mean": float(mean), "ci": float(0.5 * (high - low)), "low": float(low), "high": float(high)}
 
 
 

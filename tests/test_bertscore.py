@@ -221,6 +221,26 @@ def test_baseline_command_and_lookup(data, tmp_path, monkeypatch):
         compute_bertscore(["a"], ["a"], model_type="minilm", baseline_path=str(bad), rescale_with_baseline=True)
 
 
+def test_baseline_the_user_made_wins_over_the_shipped_one(data, tmp_path, monkeypatch):
+    """issue #29 item 12: `nlgmetrics baseline --lang en` for the bundled model was never used (the shipped file won)."""
+    monkeypatch.setenv("NLGMETRICS_HOME", str(tmp_path / "home"))
+    shipped = baselines.find_baseline("en", BUNDLED_ENCODER_ID)
+    assert shipped.parent == baselines.DATA_DIR
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(data["refs"] + data["hyps"]) + "\n", encoding="utf-8")
+    assert cli.main(["baseline", "--model", BUNDLED_ENCODER_ID, "--lang", "en", "--corpus", str(corpus),
+                     "--pairs", "20"]) == 0
+    mine = baselines.default_baseline_path("en", BUNDLED_ENCODER_ID)
+    assert baselines.find_baseline("en", BUNDLED_ENCODER_ID) == baselines.find_baseline("en", "minilm") == mine
+    table, bundled = baselines.read_baseline(mine), baselines.read_baseline(shipped)
+    assert not torch.allclose(table, bundled)
+    raw = compute_bertscore(data["hyps"][:3], data["refs"][:3], model_type="minilm")
+    scaled = compute_bertscore(data["hyps"][:3], data["refs"][:3], model_type="minilm", lang="en",
+                               rescale_with_baseline=True)
+    b = table[6].tolist()
+    assert scaled["f1"] == pytest.approx([(f - b[2]) / (1 - b[2]) for f in raw["f1"]], abs=1e-6)
+
+
 def test_shipped_minilm_english_baseline():
     out = compute_bertscore(["a cat sat"], ["a cat sat"], model_type="minilm", lang="en", rescale_with_baseline=True)
     assert out["f1"][0] == pytest.approx(1.0, abs=1e-5)

@@ -227,7 +227,7 @@ def test_evaluate_module_end_to_end_and_doctest(wmt17_ende):
     module = evaluate.load("./metrics/bleu")
     refs = wmt17_ende["reference"][:50]
     hyps = wmt17_ende["systems"]["uedin-nmt.4722"][:50]
-    result = module.compute(predictions=hyps, references=refs)
+    result = module.compute(predictions=hyps, references=refs, return_details=True)
     assert_same_corpus(result, sacrebleu.corpus_bleu(hyps, [refs]))
     multi = module.compute(predictions=hyps[:3], references=[[r, "x"] for r in refs[:3]], sentence_scores=True)
     assert len(multi["scores"]) == 3
@@ -269,4 +269,4 @@ def test_evaluate_module_mixes_string_and_list_references():
     module = evaluate.load("./metrics/bleu")
     module.add_batch(predictions=["a b c d"], references=["a b c d"])
     module.add_batch(predictions=["e f g h"], references=[["e f g h", "x"]])
-    assert module.compute()["score"] == pytest.approx(100.0)
+    assert module.compute(return_details=True)["score"] == pytest.approx(100.0)

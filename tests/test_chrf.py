@@ -268,7 +268,8 @@ def test_evaluate_module_matches_hf_chrf_and_doctest(wmt17_deen):
     result = module.compute(predictions=hyps, references=[[r] for r in refs], word_order=2, lowercase=True)
     assert abs(result["score"] - SacreCHRF(word_order=2, lowercase=True).corpus_score(hyps, [refs]).score) <= TOL
     assert {"score", "char_order", "word_order", "beta"} <= set(result)
-    varying = module.compute(predictions=hyps[:2], references=[[refs[0]], [refs[1], "x"]], sentence_scores=True)
+    varying = module.compute(predictions=hyps[:2], references=[[refs[0]], [refs[1], "x"]], sentence_scores=True,
+                             return_signature=True)
     assert len(varying["scores"]) == 2 and varying["signature"].startswith("nrefs:var|")
     parameters = inspect.signature(type(module)._compute).parameters.values()
     assert all(p.kind != p.VAR_KEYWORD for p in parameters)  # HF's test_metric_common.test_load

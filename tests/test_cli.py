@@ -124,8 +124,10 @@ def test_baseline_refuses_what_it_did_not_write_before_any_work(tmp_path, monkey
 
 
 def test_third_party_load_messages_only_with_progress_on(files, capfd):
-    """transformers' "Loading weights" bar: hidden by default, shown with --progress on; the library default is
-    restored after the command."""
+    """transformers' "Loading weights" bar: hidden by default, shown with --progress on; hidden from Python too (issue
+    #29 item 21), and transformers' own setting is restored after each load."""
+    from transformers.utils import logging as transformers_logging
+
     from nlgmetrics.embed.encoder import Encoder, clear_encoders
 
     hyp, ref = files
@@ -134,5 +136,58 @@ def test_third_party_load_messages_only_with_progress_on(files, capfd):
         assert cli.main(["score", "-m", "moverscore", "-p", hyp, "-r", ref, "--progress", progress]) == 0
         err = capfd.readouterr().err
         assert ("Loading weights" in err) is shown, (progress, err)
-    Encoder("minilm")  # outside the CLI: the library's own behaviour, untouched
-    assert "Loading weights" in capfd.readouterr().err
+    clear_encoders()
+    Encoder("minilm")  # outside the CLI: hidden as well
+    assert "Loading weights" not in capfd.readouterr().err and transformers_logging.is_progress_bar_enabled()
+
+
+# -- issue #29 item 20: CLI errors give command-line advice, compare checks every metric before the long runs ------
+def test_core_errors_give_command_line_advice(files, capsys):
+    hyp, ref = files
+    assert cli.main(["score", "-m", "bertscore", "-p", hyp, "-r", ref]) == 2
+    err = capsys.readouterr().err
+    assert "-o lang=en" in err and "-o model_type=sentence-transformers/all-MiniLM-L6-v2" in err
+    assert "model_type='" not in err and "lang='" not in err
+    if not torch.cuda.is_available():
+        assert cli.main(["score", "-m", "bertscore", "-p", hyp, "-r", ref, "-o", "model_type=minilm",
+                         "--device", "cuda"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("nlgmetrics: error: --device cuda but CUDA is not available")
+        assert "pass --device cpu, or --device auto" in err and "device=None" not in err
+
+
+def test_cli_advice_rewrites_python_keywords_only():
+    assert cli.cli_advice("use model_type='x/y' and idf=True, device=None; HF_HUB_OFFLINE=1 stays") == (
+        "use -o model_type=x/y and -o idf=true, --device auto; HF_HUB_OFFLINE=1 stays")
+    assert cli.cli_advice("e.g. lang='en'", "bertscore.") == "e.g. -o bertscore.lang=en"
+    assert cli.cli_advice("pass model_type='m'", flags={"model_type": "--model"}) == "pass --model m"
+
+
+def test_compare_checks_every_metric_before_scoring_any(files, monkeypatch, capsys):
+    import nlgmetrics.comparison as comparison
+
+    hyp, ref = files
+
+    def never(*args, **kwargs):
+        raise AssertionError("compare ran before every metric's options were checked")
+
+    monkeypatch.setattr(comparison, "compare", never)
+    assert cli.main(["compare", "-r", ref, "--baseline", ref, hyp, "-m", "bleu", "bertscore"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "-o bertscore.model_type=sentence-transformers/all-MiniLM-L6-v2" in err
+
+
+@pytest.mark.parametrize("metric, key", [("moverscore", "scores"), ("bertscore", "f1")])
+def test_plot_alignment_title_shows_the_printed_pair_score(files, tmp_path, capsys, monkeypatch, metric, key):
+    """issue #29 item 18: the title showed the plot's own recomputation (no idf: 0.5916) beside a printed 0.4853."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.axes import Axes
+
+    titles = []
+    monkeypatch.setattr(Axes, "set_title", lambda self, text, *a, **k: titles.append(text))
+    hyp, ref = files
+    png = tmp_path / f"{metric}.png"
+    assert cli.main(["score", "-m", metric, "-p", hyp, "-r", ref, "-o", "model_type=minilm", "-f", "json",
+                     "--plot-alignment", str(png), "--plot-index", "1"]) == 0
+    printed = json.loads(capsys.readouterr().out)[key][1]
+    assert titles and titles[-1].endswith(f"this pair's score in the run: {printed:.4f}")

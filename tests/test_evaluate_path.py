@@ -89,13 +89,14 @@ def test_direct_compute_writes_no_cache_file_and_equals_the_arrow_path(wmt, monk
     arrow = []
     for hyps in systems:
         module.add_batch(predictions=hyps[:200], references=reference[:200])
-        arrow.append(module.compute())
+        arrow.append(module.compute(return_details=True))
 
     def no_writer(*args, **kwargs):
         raise AssertionError("the direct path must not open an Arrow cache file")
 
     monkeypatch.setattr(type(module), "_init_writer", no_writer)
-    direct = [module.compute(predictions=hyps[:200], references=reference[:200]) for hyps in systems]
+    direct = [module.compute(predictions=hyps[:200], references=reference[:200], return_details=True)
+              for hyps in systems]
     assert direct == arrow
     assert len({round(r["score"], 6) for r in direct}) == len(systems)
 
@@ -156,7 +157,7 @@ def test_add_batch_from_four_threads_then_compute(wmt):
     """add/add_batch on one object from several threads: every example lands once in the one shared stream."""
     reference, (hyps, *_) = wmt
     module = evaluate.load("./metrics/bleu")
-    want = module.compute(predictions=hyps[:400], references=reference[:400])
+    want = module.compute(predictions=hyps[:400], references=reference[:400], return_details=True)
     barrier = threading.Barrier(THREADS)
 
     def worker(thread):
@@ -168,7 +169,7 @@ def test_add_batch_from_four_threads_then_compute(wmt):
 
     with ThreadPoolExecutor(THREADS) as pool:
         list(pool.map(worker, range(THREADS)))
-    got = module.compute()
+    got = module.compute(return_details=True)
     # corpus BLEU adds up per-segment statistics, so the order the threads added in does not matter
     assert got["counts"] == want["counts"] and got["sys_len"] == want["sys_len"]
     assert got["score"] == pytest.approx(want["score"], abs=1e-12)

@@ -39,6 +39,7 @@ HF_KEYS = {
     "nist_mt": ["nist_mt"],
 }
 TOL = 1e-12
+DROP_IN_SWITCHES = ("return_signature", "return_details")
 _SACRE_13A = Tokenizer13a()
 
 
@@ -306,7 +307,9 @@ def test_module_signature_is_the_core_signature(name):
     module_class = type(evaluate.load(f"./metrics/{name}"))
     module_params = list(inspect.signature(module_class._compute).parameters.values())[3:]
     core_params = [p for p in inspect.signature(get_metric(name)).parameters.values() if p.kind == p.KEYWORD_ONLY]
-    assert [(p.name, p.default) for p in module_params] == [(p.name, p.default) for p in core_params]
+    drop_in = [p for p in module_params if p.name in DROP_IN_SWITCHES]  # ask for our extras (evaluate_support)
+    assert [(p.name, p.default) for p in module_params if p not in drop_in] == [(p.name, p.default) for p in core_params]
+    assert [p.default for p in drop_in] == [False] * len(drop_in) and drop_in == module_params[-len(drop_in):]
 
 
 # -- bad input --------------------------------------------------------------------------------------------------------

@@ -166,13 +166,13 @@ def test_evaluate_module_end_to_end_and_doctest(deen):
     module = evaluate.load("./metrics/meteor")
     assert module.name == "meteor"
     refs, hyps = deen["references"][:30], deen["systems"]["online-B.0"][:30]
-    result = module.compute(predictions=hyps, references=refs)
+    result = module.compute(predictions=hyps, references=refs, sentence_scores=True)
     theirs = [nltk_meteor(h, [r]) for h, r in zip(hyps, refs)]
     assert max(abs(a - b) for a, b in zip(result["scores"], theirs)) <= TOLERANCE
     assert result["meteor"] == pytest.approx(sum(theirs) / len(theirs), abs=TOLERANCE)
     module.add_batch(predictions=hyps[:2], references=refs[:2])
     module.add_batch(predictions=hyps[2:4], references=[[r, "x"] for r in refs[2:4]])
-    assert module.compute()["scores"] == pytest.approx(result["scores"][:4], abs=TOLERANCE)
+    assert module.compute(sentence_scores=True)["scores"] == pytest.approx(result["scores"][:4], abs=TOLERANCE)
     with pytest.raises(ValueError, match="no examples"):
         module.compute(predictions=[], references=[])
     parser = doctest.DocTestParser()

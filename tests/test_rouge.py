@@ -400,7 +400,8 @@ def test_bad_input_raises_named_errors(predictions, references, error, match):
         ({"n_bootstrap": math.inf}, ValueError, "n_bootstrap"),
         ({"n_bootstrap": 10.5}, ValueError, "n_bootstrap"),
         ({"confidence_interval": math.nan}, ValueError, "confidence_interval"),
-        ({"confidence_interval": 1.0, "n_bootstrap": 10}, ValueError, "confidence_interval"),
+        ({"confidence_interval": 1.01, "n_bootstrap": 10}, ValueError, r"confidence_interval must be a number in \[0, 1\]"),
+        ({"confidence_interval": -0.0001, "n_bootstrap": 10}, ValueError, "confidence_interval"),
         ({"seed": -1}, ValueError, "seed"),
         ({"seed": 1.5}, ValueError, "seed"),
         ({"numpy_seed": 2**32}, ValueError, "numpy_seed"),
@@ -431,16 +432,17 @@ def test_evaluate_module_end_to_end_and_doctest(deen):
 
     module = evaluate.load("./metrics/rouge", seed=3)
     refs, hyps = deen["refs"][:50], deen["systems"]["RWTH-nmt-ensemble.4920"][:50]
-    result = module.compute(predictions=hyps, references=refs, use_stemmer=True, aggregator="mean")
+    result = module.compute(predictions=hyps, references=refs, use_stemmer=True, aggregator="mean",
+                            return_details=True)
     assert {"rouge1", "rouge2", "rougeL", "rougeLsum"} <= set(result)
     assert result == compute_rouge(hyps, refs, use_stemmer=True)
     # the module's default aggregate is HF's: rouge_score's bootstrap mid, numpy seeded with the module's seed
-    hf_default = module.compute(predictions=hyps, references=refs, use_stemmer=True)
+    hf_default = module.compute(predictions=hyps, references=refs, use_stemmer=True, return_details=True)
     assert hf_default == compute_rouge(hyps, refs, use_stemmer=True, aggregator="bootstrap", numpy_seed=3)
     assert hf_default != result and abs(hf_default["rouge1"] - result["rouge1"]) < 0.01
     listed = module.compute(predictions=hyps[:3], references=[[r, "x"] for r in refs[:3]], use_aggregator=False,
                             rouge_types=["rouge1", "rougeSU4"])
-    assert len(listed["rouge1"]) == len(listed["rougeSU4_recall"]) == 3
+    assert list(listed) == ["rouge1", "rougeSU4"] and len(listed["rouge1"]) == len(listed["rougeSU4"]) == 3
     parser = doctest.DocTestParser()
     test = parser.get_doctest(type(module).__doc__ or module.inputs_description, {"evaluate": evaluate}, "rouge", None,
                               0)
@@ -455,3 +457,30 @@ def test_registry_entry():
     from nlgmetrics.registry import get_metric
 
     assert get_metric("rouge") is compute_rouge
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 0, 1])
+def test_confidence_interval_takes_rouge_scores_closed_range(confidence, deen):
+    """rouge_score's BootstrapAggregator accepts confidence_interval in [0, 1] (0: low = mid = high, the median of the
+    resampled means; 1: their minimum and maximum); so does ours, with the numbers that definition gives."""
+    import numpy as np
+    from rouge_score import scoring
+
+    from nlgmetrics.stats import bootstrap_indices
+
+    hyps, refs = deen["systems"]["online-A.0"][:60], deen["refs"][:60]
+    theirs = scoring.BootstrapAggregator(confidence_interval=confidence, n_samples=50)
+    scorer = rouge_scorer.RougeScorer(["rouge1"])
+    for ref, hyp in zip(refs, hyps):
+        theirs.add_scores(scorer.score(ref, hyp))
+    bounds = theirs.aggregate()["rouge1"]
+    assert (bounds.low.fmeasure == bounds.mid.fmeasure == bounds.high.fmeasure) == (confidence == 0)
+    ours = compute_rouge(hyps, refs, rouge_types=["rouge1"], n_bootstrap=200, seed=7, confidence_interval=confidence)
+    per_example = compute_rouge(hyps, refs, rouge_types=["rouge1"], use_aggregator=False)["rouge1"]
+    means = np.asarray(per_example)[bootstrap_indices(len(hyps), 200, 7)].mean(axis=1)
+    median = np.percentile(means, 50)
+    if confidence == 0:
+        assert ours["rouge1_low"] == ours["rouge1_mid"] == ours["rouge1_high"] == pytest.approx(median, abs=1e-15)
+    else:
+        assert (ours["rouge1_low"], ours["rouge1_high"]) == pytest.approx((means.min(), means.max()), abs=1e-15)
+        assert ours["rouge1_low"] < ours["rouge1_mid"] < ours["rouge1_high"]

@@ -331,7 +331,8 @@ def test_evaluate_module_takes_the_perl_flavor():
                            rouge_types=["rouge1", "rougeL", "rougeSU4"], flavor="rouge155", use_aggregator=False)
     through = rouge.compute(predictions=["the cat sat on the mat .\nit purred ."],
                             references=[["a cat sat on a mat .\nit was happy ."]],
-                            rouge_types=["rouge1", "rougeL", "rougeSU4"], flavor="rouge155", use_aggregator=False)
+                            rouge_types=["rouge1", "rougeL", "rougeSU4"], flavor="rouge155", use_aggregator=False,
+                                return_details=True)
     assert through == direct and 0 < direct["rougeSU4"][0] < 1
     with pytest.raises(ValueError, match="apply to flavor='rouge_score' only"):
         compute_rouge(["a"], ["a"], flavor="rouge155", lang="de")

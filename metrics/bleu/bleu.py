@@ -57,12 +57,14 @@ Args:
         sentence_effective_order (default True) as sacrebleu.sentence_bleu.
     n_bootstrap: int, if >= 2, a seeded bootstrap 95% interval of `score` over segments (default 0: none).
     seed: int, the bootstrap seed (default 12345, as sacrebleu).
+    return_signature: bool, also return `signature`, how the score was computed (default False).
+    return_details: bool, also return sacrebleu's keys for the same tokens (default False).
 Returns:
-    HF's keys (tensorflow-nmt semantics): bleu (0-1), precisions (0-1), brevity_penalty, length_ratio,
-    translation_length, reference_length (sum of each example's shortest reference length).
-    sacrebleu's keys for the same tokens: score (0-100), counts, totals, sys_len, ref_len (closest reference
-    lengths), signature; scores (with sentence_scores); score_mean, score_ci, score_low, score_high (with
-    n_bootstrap). With one reference per example, bleu and score / 100 agree (to 1e-15) unless an order has no
+    HF's keys, and only these with HF's arguments (tensorflow-nmt semantics): bleu (0-1), precisions (0-1),
+    brevity_penalty, length_ratio, translation_length, reference_length (sum of each example's shortest reference
+    length). signature (with return_signature); scores (with sentence_scores); score_mean, score_ci, score_low,
+    score_high (with n_bootstrap). return_details adds sacrebleu's keys for the same tokens: score (0-100), counts,
+    totals, sys_len, ref_len (closest reference lengths), signature. With one reference per example, bleu and score / 100 agree (to 1e-15) unless an order has no
     match at all (then HF's bleu is 0 and sacrebleu's is exp-smoothed).
 Examples:
     >>> bleu = evaluate.load("./metrics/bleu")
@@ -75,15 +77,20 @@ Examples:
     >>> result = bleu.compute(predictions=predictions, references=references)
     >>> round(result["bleu"], 4), result["brevity_penalty"], result["reference_length"]  # HF: shortest references
     (0.7139, 1.0, 11)
-    >>> round(result["score"], 2), result["ref_len"], result["counts"]  # sacrebleu: closest references
+    >>> details = bleu.compute(predictions=predictions, references=references, return_details=True)
+    >>> round(details["score"], 2), details["ref_len"], details["counts"]  # sacrebleu: closest references
     (66.1, 14, [13, 9, 5, 4])
     >>> round(bleu.compute(predictions=predictions, references=references, max_order=2, smooth=True)["bleu"], 4)
     0.9129
     >>> round(bleu.compute(predictions=predictions, references=references, tokenizer=str.split)["bleu"], 4)
     0.6914
-    >>> result["signature"]
+    >>> details["signature"]
     'nrefs:var|case:mixed|eff:no|tok:13a|smooth:exp|version:nlgmetrics-0.1.0'
 """
+
+
+#: what HF evaluate's ``bleu`` returns: with HF's arguments alone, exactly these keys (the rest on request)
+HF_KEYS = ("bleu", "precisions", "brevity_penalty", "length_ratio", "translation_length", "reference_length")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -103,9 +110,11 @@ class Bleu(evaluate_support.NLGMetric):
 
     def _compute(self, predictions, references, tokenizer=tokenize_13a, max_order=4, smooth=False, lowercase=False,
                  smooth_method="exp", smooth_value=None, effective_order=False, sentence_scores=False,
-                 sentence_effective_order=True, n_bootstrap=0, seed=DEFAULT_SEED):
+                 sentence_effective_order=True, n_bootstrap=0, seed=DEFAULT_SEED, return_signature=False,
+                 return_details=False):
         return evaluate_support.compute_metric(
-            self.metric_name, predictions, references, tokenizer=tokenizer, max_order=max_order, smooth=smooth,
+            self.metric_name, predictions, references, hf_keys=HF_KEYS, return_signature=return_signature,
+            return_details=return_details, tokenizer=tokenizer, max_order=max_order, smooth=smooth,
             lowercase=lowercase, smooth_method=smooth_method, smooth_value=smooth_value,
             effective_order=effective_order, sentence_scores=sentence_scores,
             sentence_effective_order=sentence_effective_order, n_bootstrap=n_bootstrap, seed=seed)

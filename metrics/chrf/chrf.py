@@ -52,9 +52,11 @@ Args:
     sentence_scores: bool, also return per-example sentence chrF in `scores` (default False).
     n_bootstrap: int, if >= 2, a seeded bootstrap 95% interval over segments (default 0: none).
     seed: int, the bootstrap seed (default 12345, as sacrebleu).
+    return_signature: bool, also return `signature`, how the score was computed (default False).
+    return_details: bool, return every key nlgmetrics computes (default False).
 Returns:
-    score: corpus chrF (chrF++), 0-100; char_order, word_order, beta: as given (HF evaluate's keys).
-    signature: how the score was computed.
+    score: corpus chrF (chrF++), 0-100; char_order, word_order, beta: as given (HF evaluate's keys, the only ones
+    with HF's arguments). signature (with return_signature).
     scores (with sentence_scores=True); score_mean, score_ci, score_low, score_high (with n_bootstrap).
 Examples:
     >>> chrf = evaluate.load("./metrics/chrf")
@@ -64,17 +66,23 @@ Examples:
     ...              ["A good bookshop is just a genteel Black Hole that knows how to read."]]
     >>> results = chrf.compute(predictions=prediction, references=reference)
     >>> results
-    {'score': 84.64214891738334, 'char_order': 6, 'word_order': 0, 'beta': 2, 'signature': 'nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:nlgmetrics-0.1.0'}
+    {'score': 84.64214891738334, 'char_order': 6, 'word_order': 0, 'beta': 2}
+    >>> {k: round(v * 100, 4) for k, v in results.items()}  # transformers' examples post-process results so
+    {'score': 8464.2149, 'char_order': 600, 'word_order': 0, 'beta': 200}
     >>> chrf.compute(predictions=prediction, references=reference, word_order=2)["score"]
     82.87263732906315
     >>> chrf.compute(predictions=prediction, references=reference, word_order=2, lowercase=True)["score"]
     92.12853119829202
     >>> several = [reference[0], reference[1] + [prediction[1]]]  # the second prediction also has an exact reference
     >>> results = chrf.compute(predictions=prediction, references=several, word_order=2, sentence_scores=True,
-    ...                        n_bootstrap=100)
+    ...                        n_bootstrap=100, return_signature=True)
     >>> [round(s, 2) for s in results["scores"]], round(results["score"], 2), results["signature"]
     ([83.31, 100.0], 92.13, 'nrefs:var|bs:100|seed:12345|case:mixed|eff:yes|nc:6|nw:2|space:no|version:nlgmetrics-0.1.0')
 """
+
+
+#: what HF evaluate's ``chrf`` returns: with HF's arguments alone, exactly these keys (the rest on request)
+HF_KEYS = ("score", "char_order", "word_order", "beta")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -106,9 +114,12 @@ class ChrF(evaluate_support.NLGMetric):
         sentence_scores=False,
         n_bootstrap=0,
         seed=12345,
+        return_signature=False,
+        return_details=False,
     ):
         return evaluate_support.compute_metric(
-            "chrf", predictions, references, char_order=char_order, word_order=word_order, beta=beta,
+            "chrf", predictions, references, hf_keys=HF_KEYS, return_signature=return_signature,
+            return_details=return_details, char_order=char_order, word_order=word_order, beta=beta,
             lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing,
             sentence_scores=sentence_scores, n_bootstrap=n_bootstrap, seed=seed,
         )

@@ -40,10 +40,12 @@ Args:
     beta: float >= 0, shape of the fragmentation penalty (default 3).
     gamma: float in [0, 1], weight of the fragmentation penalty (default 0.5).
     tokenize: 'nltk' (default: nltk word_tokenize, as HF evaluate's meteor) or 'whitespace' (pre-tokenized text).
+    sentence_scores: bool, also return each example's METEOR in `scores` (default False).
+    return_signature: bool, also return `signature`, the parameters the scores were computed with (default False).
+    return_details: bool, return every key nlgmetrics computes (default False).
 Returns:
-    meteor: mean METEOR over the examples (HF evaluate's key).
-    scores: METEOR of each example, in order.
-    signature: the parameters the scores were computed with.
+    meteor: mean METEOR over the examples (HF evaluate's key, the only one with HF's arguments).
+    scores (with sentence_scores): METEOR of each example, in order. signature (with return_signature).
 Examples:
     >>> meteor = evaluate.load("./metrics/meteor")
     >>> predictions = ["It is a guide to action which ensures that the military always obeys the commands of the party",
@@ -51,15 +53,20 @@ Examples:
     >>> references = [["It is a guide to action that ensures that the military will forever heed Party commands",
     ...                "It is the guiding principle which guarantees the military forces always being under the command of the Party"],
     ...               "A cat was sitting on the mat."]
-    >>> result = meteor.compute(predictions=predictions, references=references)
+    >>> result = meteor.compute(predictions=predictions, references=references, sentence_scores=True)
     >>> round(result["meteor"], 4), [round(s, 4) for s in result["scores"]]
     (0.7199, [0.6944, 0.7454])
-    >>> result = meteor.compute(predictions=predictions, references=references, alpha=0.85, beta=0.2, gamma=0.6)
+    >>> result = meteor.compute(predictions=predictions, references=references, alpha=0.85, beta=0.2, gamma=0.6,
+    ...                         return_signature=True)
     >>> round(result["meteor"], 4), result["signature"]
     (0.3739, 'alpha:0.85|beta:0.2|gamma:0.6|tok:nltk|wordnet:3.0|version:nlgmetrics-0.1.0')
-    >>> meteor.compute(predictions=[""], references=["An empty prediction scores zero."])["scores"]
-    [0.0]
+    >>> meteor.compute(predictions=[""], references=["An empty prediction scores zero."])
+    {'meteor': 0.0}
 """
+
+
+#: what HF evaluate's ``meteor`` returns: with HF's arguments alone, exactly this key (the rest on request)
+HF_KEYS = ("meteor",)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -79,7 +86,10 @@ class Meteor(evaluate_support.NLGMetric):
             ],
         )
 
-    def _compute(self, predictions, references, alpha=0.9, beta=3, gamma=0.5, tokenize="nltk"):
+    def _compute(self, predictions, references, alpha=0.9, beta=3, gamma=0.5, tokenize="nltk", sentence_scores=False,
+                 return_signature=False, return_details=False):
         return evaluate_support.compute_metric(
-            "meteor", predictions, references, alpha=alpha, beta=beta, gamma=gamma, tokenize=tokenize
+            "meteor", predictions, references, hf_keys=HF_KEYS, return_signature=return_signature,
+            return_details=return_details, alpha=alpha, beta=beta, gamma=gamma, tokenize=tokenize,
+            sentence_scores=sentence_scores,
         )

@@ -39,10 +39,11 @@ Args:
     tokenize: None (default: the NIST tokenizer above), or a BLEU tokenizer: '13a', 'intl', 'zh', 'char', 'none'.
     n_bootstrap: int, if >= 2, a seeded bootstrap 95% interval over segments (default 0: none).
     seed: int, the bootstrap seed (default 12345).
+    return_details: bool, also return nist (= nist_mt), precisions, length_penalty and the lengths (default False).
 Returns:
-    nist_mt: corpus NIST (HF's key); nist: the same value.
-    precisions: per-order information precisions (they add up to nist_mt / length_penalty); length_penalty;
-    translation_length; reference_length. With n_bootstrap: nist_mean, nist_ci, nist_low, nist_high.
+    nist_mt: corpus NIST (HF's key, the only one with HF's arguments). With n_bootstrap: nist_mean, nist_ci, nist_low,
+    nist_high. With return_details: nist (the same value as nist_mt), precisions (per-order information precisions;
+    they add up to nist_mt / length_penalty), length_penalty, translation_length, reference_length.
 Examples:
     >>> nist_mt = evaluate.load("./metrics/nist_mt")
     >>> hypothesis = "It is a guide to action which ensures that the military always obeys the commands of the party"
@@ -54,13 +55,17 @@ Examples:
     >>> nist_mt.compute(predictions=[hypothesis], references=[reference1])["nist_mt"]
     2.4477124183006533
     >>> result = nist_mt.compute(predictions=[hypothesis], references=[[reference1, reference2, reference3]],
-    ...                          n=3, lowercase=True)
+    ...                          n=3, lowercase=True, return_details=True)
     >>> round(result["nist_mt"], 4), round(result["length_penalty"], 4)
     (3.5965, 1.0)
     >>> hypothesis = hypothesis.replace("action", "action,") + "."
     >>> round(nist_mt.compute(predictions=[hypothesis], references=[reference1 + "."], western_lang=False)["nist_mt"], 4)
     2.0033
 """
+
+
+#: what HF evaluate's ``nist_mt`` returns: with HF's arguments alone, exactly this key (the rest on request)
+HF_KEYS = ("nist_mt",)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -78,7 +83,7 @@ class NistMt(evaluate_support.NLGMetric):
         )
 
     def _compute(self, predictions, references, n=5, lowercase=False, western_lang=True, tokenize=None,
-                 n_bootstrap=0, seed=DEFAULT_SEED):
+                 n_bootstrap=0, seed=DEFAULT_SEED, return_details=False):
         return evaluate_support.compute_metric(
-            self.metric_name, predictions, references, n=n, lowercase=lowercase, western_lang=western_lang,
+            self.metric_name, predictions, references, hf_keys=HF_KEYS, return_details=return_details, n=n, lowercase=lowercase, western_lang=western_lang,
             tokenize=tokenize, n_bootstrap=n_bootstrap, seed=seed)

@@ -63,9 +63,10 @@ Args:
         byte_limit_bug, eval_ids, alpha (-p); aggregated values are perl's bootstrap means with T_low/T_high).
     backend: 'auto' (default; $NLGMETRICS_ROUGE_BACKEND): rouge-score-rs for ROUGE-N/L/Lsum where its numbers are
         rouge_score's bit for bit, Python elsewhere; 'python' or 'native' to force one.
+    return_details: bool, also return T_precision and T_recall for each type T (default False).
 Returns:
-    For each type T: T (F-measure, as HF evaluate's rouge), T_precision and T_recall: floats (aggregated) or lists
-    (use_aggregator=False). With n_bootstrap: T_low, T_mid, T_high and T_precision_low ... T_recall_high.
+    For each type T: T (F-measure; HF evaluate's rouge's keys, the only ones with HF's arguments), and with
+    return_details T_precision and T_recall: floats (aggregated) or lists (use_aggregator=False). With n_bootstrap: T_low, T_mid, T_high and T_precision_low ... T_recall_high.
 Examples:
     >>> rouge = evaluate.load("./metrics/rouge", seed=42)
     >>> predictions = ["the cat was found under the bed", "a quick brown fox jumps over the dog"]
@@ -74,7 +75,8 @@ Examples:
     >>> results = rouge.compute(predictions=predictions, references=references)
     >>> {key: round(results[key], 4) for key in ["rouge1", "rouge2", "rougeL", "rougeLsum"]}
     {'rouge1': 0.8145, 'rouge2': 0.5636, 'rougeL': 0.8145, 'rougeLsum': 0.8145}
-    >>> round(results["rouge1_precision"], 4), round(results["rouge1_recall"], 4)
+    >>> details = rouge.compute(predictions=predictions, references=references, return_details=True)
+    >>> round(details["rouge1_precision"], 4), round(details["rouge1_recall"], 4)
     (0.8036, 0.8333)
     >>> results = rouge.compute(predictions=predictions, references=references,
     ...                         rouge_types=["rougeW", "rougeS4", "rougeSU4"], use_aggregator=False)
@@ -89,6 +91,10 @@ Examples:
     >>> japanese["rouge1"]
     0.923076923076923
 """
+
+
+#: the types HF evaluate's ``rouge`` scores by default (its keys: one per type, the F-measure)
+HF_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -110,11 +116,13 @@ class Rouge(evaluate_support.NLGMetric):
         lang=None, split_summaries=False, aggregator="bootstrap", multi_ref=None, weight_factor=1.2, alpha=None,
         beta=None, n_bootstrap=0, confidence_interval=0.95, seed=DEFAULT_SEED, flavor="rouge_score",
         wordnet_exceptions=False, remove_stopwords=False, length_limit=None, byte_limit=None, byte_limit_bug=False,
-        eval_ids=None, backend=None,
+        eval_ids=None, backend=None, return_details=False,
     ):
+        # HF's rouge returns one key per type (F-measure): precision and recall come with return_details=True
+        hf_keys = HF_TYPES if rouge_types is None else rouge_types
         if flavor != "rouge_score":  # ROUGE-1.5.5.pl's figures: perl's own bootstrap, no HF aggregate
             return evaluate_support.compute_metric(
-                "rouge", predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator,
+                "rouge", predictions, references, hf_keys=hf_keys, return_details=return_details, rouge_types=rouge_types, use_aggregator=use_aggregator,
                 use_stemmer=use_stemmer, tokenizer=tokenizer, multi_ref=multi_ref, weight_factor=weight_factor,
                 alpha=alpha, beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval,
                 flavor=flavor, wordnet_exceptions=wordnet_exceptions, remove_stopwords=remove_stopwords,
@@ -122,7 +130,7 @@ class Rouge(evaluate_support.NLGMetric):
             )
         # numpy_seed: the module's seed, which evaluate also sets around _compute: HF's draws for the same seed
         return evaluate_support.compute_metric(
-            "rouge", predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator,
+            "rouge", predictions, references, hf_keys=hf_keys, return_details=return_details, rouge_types=rouge_types, use_aggregator=use_aggregator,
             use_stemmer=use_stemmer, tokenizer=tokenizer, lang=lang, split_summaries=split_summaries,
             aggregator=aggregator, numpy_seed=self.seed, multi_ref=multi_ref, weight_factor=weight_factor, alpha=alpha,
             beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, seed=seed,

@@ -47,17 +47,19 @@ Args:
         sentence_effective_order (default True) as sacrebleu.sentence_bleu.
     n_bootstrap: int, if >= 2, a seeded bootstrap 95% interval over segments (default 0: none).
     seed: int, the bootstrap seed (default 12345, as sacrebleu).
+    return_signature: bool, also return `signature`, how the score was computed (default False).
+    return_details: bool, return every key above (default False).
 Returns:
     score: BLEU (0-100); counts, totals: matched and total n-grams per order; precisions (0-100); bp: brevity
-    penalty; sys_len, ref_len: lengths of the predictions and of the closest references. signature; scores (with
-    sentence_scores); score_mean, score_ci, score_low, score_high (with n_bootstrap).
+    penalty; sys_len, ref_len: lengths of the predictions and of the closest references: HF's keys, and only these with HF's
+    arguments. signature (with return_signature); scores (with sentence_scores); score_mean, score_ci, score_low, score_high (with n_bootstrap).
 Examples:
     >>> sacrebleu = evaluate.load("./metrics/sacrebleu")
     >>> predictions = ["hello there general kenobi", "foo bar foobar"]
     >>> references = [["hello there general kenobi", "hello there !"], ["foo bar foobar", "foo bar foobar"]]
     >>> results = sacrebleu.compute(predictions=predictions, references=references)
     >>> [key for key in results]
-    ['score', 'counts', 'totals', 'precisions', 'bp', 'sys_len', 'ref_len', 'signature']
+    ['score', 'counts', 'totals', 'precisions', 'bp', 'sys_len', 'ref_len']
     >>> round(results["score"], 1)
     100.0
     >>> predictions = ["hello there general kenobi", "on our way to ankh morpork"]
@@ -65,10 +67,15 @@ Examples:
     >>> results = sacrebleu.compute(predictions=predictions, references=references)
     >>> round(results["score"], 1), results["counts"], results["precisions"][:2], results["sys_len"], results["ref_len"]
     (39.8, [6, 4, 2, 1], [60.0, 50.0], 10, 7)
-    >>> results = sacrebleu.compute(predictions=predictions[1:], references=references[1:], use_effective_order=True)
+    >>> results = sacrebleu.compute(predictions=predictions[1:], references=references[1:], use_effective_order=True,
+    ...                         return_signature=True)
     >>> round(results["score"], 4), results["signature"]
     (16.2334, 'nrefs:2|case:mixed|eff:yes|tok:13a|smooth:exp|version:nlgmetrics-0.1.0')
 """
+
+
+#: what HF evaluate's ``sacrebleu`` returns: with HF's arguments alone, exactly these keys (the rest on request)
+HF_KEYS = ("score", "counts", "totals", "precisions", "bp", "sys_len", "ref_len")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -88,9 +95,11 @@ class Sacrebleu(evaluate_support.NLGMetric):
 
     def _compute(self, predictions, references, smooth_method="exp", smooth_value=None, force=False, lowercase=False,
                  tokenize=None, use_effective_order=False, max_ngram_order=4, sentence_scores=False,
-                 sentence_effective_order=True, n_bootstrap=0, seed=DEFAULT_SEED):
+                 sentence_effective_order=True, n_bootstrap=0, seed=DEFAULT_SEED, return_signature=False,
+                 return_details=False):
         return evaluate_support.compute_metric(
-            self.metric_name, predictions, references, smooth_method=smooth_method, smooth_value=smooth_value,
+            self.metric_name, predictions, references, hf_keys=HF_KEYS, return_signature=return_signature,
+            return_details=return_details, smooth_method=smooth_method, smooth_value=smooth_value,
             force=force, lowercase=lowercase, tokenize=tokenize, use_effective_order=use_effective_order,
             max_ngram_order=max_ngram_order, sentence_scores=sentence_scores,
             sentence_effective_order=sentence_effective_order, n_bootstrap=n_bootstrap, seed=seed)

@@ -43,11 +43,13 @@ Args:
     sentence_scores: bool, also return per-example sentence TER in `scores` (default False).
     n_bootstrap: int, if >= 2, a seeded bootstrap 95% interval over segments (default 0: none).
     seed: int, the bootstrap seed (default 12345, as sacrebleu).
+    return_signature: bool, also return `signature`, how the score was computed (default False).
+    return_details: bool, return every key nlgmetrics computes (default False).
 Returns:
     score: corpus TER, 100 * num_edits / ref_length (lower is better; it can exceed 100).
     num_edits: the edits summed over examples (each example's fewest over its references).
-    ref_length: the examples' average reference lengths, summed.
-    signature: how the score was computed. scores (with sentence_scores); score_mean, score_ci, score_low,
+    ref_length: the examples' average reference lengths, summed. (HF's keys, the only ones with HF's arguments.)
+    signature (with return_signature); scores (with sentence_scores); score_mean, score_ci, score_low,
     score_high (with n_bootstrap).
 Examples:
     >>> ter = evaluate.load("./metrics/ter")
@@ -60,7 +62,7 @@ Examples:
     >>> result["score"], result["num_edits"], result["ref_length"]
     (150.0, 15, 10.0)
     >>> result = ter.compute(predictions=predictions[:2], references=references[:2], normalized=True,
-    ...                      case_sensitive=True, sentence_scores=True)
+    ...                      case_sensitive=True, sentence_scores=True, return_signature=True)
     >>> round(result["score"], 4), result["num_edits"], result["ref_length"], result["scores"]
     (57.1429, 6, 10.5, [36.36363636363637, 80.0])
     >>> result["signature"]
@@ -69,6 +71,10 @@ Examples:
     ...             ignore_punct=True)["score"]
     17.64705882352941
 """
+
+
+#: what HF evaluate's ``ter`` returns: with HF's arguments alone, exactly these keys (the rest on request)
+HF_KEYS = ("score", "num_edits", "ref_length")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -88,9 +94,11 @@ class Ter(evaluate_support.NLGMetric):
     def _compute(
         self, predictions, references, normalized=False, ignore_punct=False, support_zh_ja_chars=False,
         case_sensitive=False, sentence_scores=False, n_bootstrap=0, seed=12345,
+        return_signature=False, return_details=False,
     ):
         return evaluate_support.compute_metric(
-            "ter", predictions, references, normalized=normalized, no_punct=ignore_punct,
+            "ter", predictions, references, hf_keys=HF_KEYS, return_signature=return_signature,
+            return_details=return_details, normalized=normalized, no_punct=ignore_punct,
             asian_support=support_zh_ja_chars, case_sensitive=case_sensitive, sentence_scores=sentence_scores,
             n_bootstrap=n_bootstrap, seed=seed,
         )

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import inspect
 import threading
+from collections.abc import Collection
 from typing import Any
 
 import datasets
@@ -44,11 +45,44 @@ def text_pair_features() -> list[datasets.Features]:
     ]
 
 
-def compute_metric(name: str, predictions: Any, references: Any, **options: Any) -> dict:
-    """Run the core metric ``name`` (see :mod:`nlgmetrics.registry`) on what evaluate gathered."""
+# Keys of a bootstrap interval (``score_mean``, ``nist_ci``, ``rouge1_low``, ``rouge1_mid`` ...), asked by n_bootstrap.
+_INTERVAL_SUFFIXES = ("_mean", "_ci", "_low", "_mid", "_high")
+
+
+def compute_metric(
+    name: str,
+    predictions: Any,
+    references: Any,
+    *,
+    hf_keys: Collection[str] | None = None,
+    return_signature: bool = False,
+    return_details: bool = False,
+    **options: Any,
+) -> dict:
+    """Run the core metric ``name`` (see :mod:`nlgmetrics.registry`) on what evaluate gathered.
+
+    ``hf_keys``: the module is named like one of HF evaluate's, whose result has exactly these keys. The result then
+    keeps HF's keys plus what the caller asked for: ``signature`` (``return_signature=True``), per-example ``scores``
+    (``sentence_scores=True``), the interval keys (``n_bootstrap``), or every key the core computes
+    (``return_details=True``: e.g. sacrebleu's numbers beside ``bleu``, ROUGE's precision and recall). So HF users'
+    post-processing (``{k: round(v * 100, 4) for k, v in result.items()}``) keeps working on our modules.
+    """
     from nlgmetrics.registry import get_metric
 
-    return get_metric(name)(predictions, references, **options)
+    for option, value in (("return_signature", return_signature), ("return_details", return_details)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name}: {option} must be True or False, got {value!r:.40}.")
+    result = get_metric(name)(predictions, references, **options)
+    if hf_keys is None or return_details:
+        return result
+    asked = set(hf_keys)
+    if return_signature:
+        asked.add("signature")
+    if options.get("sentence_scores"):
+        asked.add("scores")
+    interval = bool(options.get("n_bootstrap"))
+    return {key: value for key, value in result.items()
+            if key in asked or (interval and key.endswith(_INTERVAL_SUFFIXES))}
 
 
 @functools.cache

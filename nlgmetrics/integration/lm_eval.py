@@ -2,7 +2,7 @@
 
 Importing this module registers, for every available metric, one lm-eval metric and aggregation per headline score
 under a name that lm-eval does not use (its own ``bleu``, ``rouge1``... are taken): ``nlgm_bleu``, ``nlgm_sacrebleu``,
-``nlgm_google_bleu``, ``nlgm_nist_mt``, ``nlgm_rouge1``, ``nlgm_rouge2``, ``nlgm_rougeL``, ``nlgm_rougeLsum``,
+``nlgm_google_bleu``, ``nlgm_nist_mt``, ``nlgm_chrf``, ``nlgm_ter``, ``nlgm_rouge1``, ``nlgm_rouge2``, ``nlgm_rougeL``, ``nlgm_rougeLsum``,
 ``nlgm_meteor``, ``nlgm_bertscore_precision``, ``nlgm_bertscore_recall``, ``nlgm_bertscore_f1``, ``nlgm_moverscore``
 (see :func:`lm_eval_names`). Registration is
 idempotent (importing twice, or calling :func:`register` again, is a no-op).

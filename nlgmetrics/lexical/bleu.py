@@ -345,8 +345,9 @@ def _sacrebleu_keys(
     if sentence_scores:
         out["scores"] = [bleu.score_from_statistics(row, sentence_effective_order).score for row in stats]
     if n_bootstrap:
-        samples = bootstrap_corpus_scores(stats, lambda s: bleu.score_from_statistics(s).score, n_bootstrap, seed)
-        out.update({f"score_{key}": value for key, value in sacrebleu_interval(samples).items()})
+        samples = bootstrap_corpus_scores(stats, lambda s: bleu.score_from_statistics(s).score, n_bootstrap, seed,
+                                          float32=True)  # sacrebleu's corpus_score(n_bootstrap=...), exactly
+        out.update({f"score_{key}": value for key, value in sacrebleu_interval(samples, single_system=True).items()})
     out["signature"] = bleu.signature(nrefs, n_bootstrap or None, seed if n_bootstrap else None)
     return out
 

@@ -424,8 +424,10 @@ def compute_chrf(
     if sentence_scores:
         out["scores"] = chrf.f_scores(stats).tolist()
     if n_bootstrap:
-        # the resampled corpus statistics (identity score), scored all at once
-        sums = bootstrap_corpus_scores(stats, lambda summed: summed, n_bootstrap, seed)
-        out.update({f"score_{key}": value for key, value in sacrebleu_interval(chrf.f_scores(sums).tolist()).items()})
+        # the resampled corpus statistics (identity score), scored all at once; in float32, as sacrebleu's
+        # corpus_score(n_bootstrap=...), so the interval is sacrebleu's exactly
+        sums = np.array(bootstrap_corpus_scores(stats, lambda summed: summed, n_bootstrap, seed, float32=True))
+        interval = sacrebleu_interval(chrf.f_scores(sums), single_system=True)
+        out.update({f"score_{key}": value for key, value in interval.items()})
     out["signature"] = chrf.signature(nrefs, n_bootstrap or None, seed if n_bootstrap else None)
     return out

@@ -184,10 +184,12 @@ def compute_meteor(
     beta: float = DEFAULT_BETA,
     gamma: float = DEFAULT_GAMMA,
     tokenize: str = "nltk",
+    sentence_scores: bool = True,
 ) -> dict:
     """METEOR of each prediction against its references (one string or a list per prediction; the best counts).
 
-    Returns ``meteor`` (the mean over examples, HF evaluate's key), ``signature`` and ``scores``: one per example,
+    Returns ``meteor`` (the mean over examples, HF evaluate's key), ``signature`` and (unless
+    ``sentence_scores=False``; the evaluate module leaves them out unless asked, as HF's) ``scores``: one per example,
     each equal to ``nltk.translate.meteor_score.meteor_score([word_tokenize(r) for r in refs], word_tokenize(pred),
     alpha=alpha, beta=beta, gamma=gamma)``. ``alpha`` in [0, 1] weighs precision against recall, ``beta`` >= 0 shapes and ``gamma`` in
     [0, 1] scales the fragmentation penalty. ``tokenize="whitespace"`` splits on whitespace instead of nltk's
@@ -207,7 +209,8 @@ def compute_meteor(
     for pred, pred_refs in zip(preds, refs):
         hyp = tokens(pred, tokenize)
         scores.append(max(segment_score(hyp, tokens(ref, tokenize), alpha, beta, gamma) for ref in pred_refs))
-    return {"meteor": float(np.mean(scores)), "scores": scores, "signature": signature(alpha, beta, gamma, tokenize)}
+    result = {"meteor": float(np.mean(scores)), "signature": signature(alpha, beta, gamma, tokenize)}
+    return result | {"scores": scores} if sentence_scores else result
 
 
 def signature(alpha: float, beta: float, gamma: float, tokenize: str) -> str:

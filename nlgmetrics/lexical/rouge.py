@@ -71,7 +71,6 @@ import numbers
 import os
 import re
 import threading
-import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -81,6 +80,7 @@ from typing import Any
 
 import numpy as np
 
+from nlgmetrics._quiet import warn
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical import rouge_native
 from nlgmetrics.options import MAX_BETA, check_flag, check_real, checked_options
@@ -620,7 +620,7 @@ def make_scorer(
     return RougeScorer(types, tokenize, multi_ref, alpha, beta, split_summaries, name, use_stemmer)
 
 
-def warn_lost_letters(predictions: Sequence[str], references: Sequence[Sequence[str]], stacklevel: int = 3) -> None:
+def warn_lost_letters(predictions: Sequence[str], references: Sequence[Sequence[str]]) -> None:
     """One warning when rouge_score's (default) tokenizer drops letters from some of the texts."""
     texts = list(chain(predictions, chain.from_iterable(references)))
     count, letter, where = count_lost_letters(texts)
@@ -635,13 +635,11 @@ def warn_lost_letters(predictions: Sequence[str], references: Sequence[Sequence[
                 name = f"references[{i}][{where}]"
                 break
             where -= len(refs)
-    warnings.warn(
+    warn(
         f"ROUGE: {count} of {len(texts)} texts (predictions and references) have letters that the default tokenizer "
         f"drops (e.g. {letter!r} in {name}): it is rouge_score's, as in HF evaluate's rouge, and keeps only ASCII "
         "a-z and 0-9, so accented, Chinese, Japanese, Cyrillic... letters do not count. To keep them, pass "
-        "tokenizer='unicode' or the texts' language, e.g. lang='de' or lang='zh'.",
-        UserWarning,
-        stacklevel=stacklevel,
+        "tokenizer='unicode' or the texts' language, e.g. lang='de' or lang='zh'."
     )
 
 
@@ -690,7 +688,7 @@ def _score_examples(
     preds, refs = check_pairs(predictions, references)
     scorer = make_scorer(rouge_types, **options)
     if is_default_tokenizer(options.get("tokenizer")) and options.get("lang") is None:
-        warn_lost_letters(preds, refs, stacklevel=4)
+        warn_lost_letters(preds, refs)
     names = [t.name for t in scorer.rouge_types]
     values = np.empty((len(preds), 3 * len(names)), dtype=np.float64)
     todo: Sequence[int] = range(len(preds))
@@ -869,9 +867,9 @@ def compute_rouge(
         if not use_aggregator:
             raise ValueError("n_bootstrap needs use_aggregator=True: intervals are over the mean of the examples.")
     if isinstance(confidence_interval, bool) or not isinstance(confidence_interval, numbers.Real) or not (
-        0 < confidence_interval < 1
+        0 <= confidence_interval <= 1  # rouge_score's BootstrapAggregator range: 0 gives low = mid = high
     ):
-        raise ValueError(f"confidence_interval must be a number in (0, 1), e.g. 0.95, got {confidence_interval!r:.40}.")
+        raise ValueError(f"confidence_interval must be a number in [0, 1], e.g. 0.95, got {confidence_interval!r:.40}.")
     _check_seed("seed", seed)
     options = {
         "use_stemmer": use_stemmer, "tokenizer": tokenizer, "lang": lang, "split_summaries": split_summaries,

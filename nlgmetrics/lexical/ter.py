@@ -404,8 +404,9 @@ def compute_ter(
     if sentence_scores:
         out["scores"] = [ter.score_from_statistics(row).score for row in stats]
     if n_bootstrap:
-        samples = bootstrap_corpus_scores(stats, lambda s: ter.score_from_statistics(s).score, n_bootstrap, seed)
-        interval = sacrebleu_interval(samples)
+        samples = bootstrap_corpus_scores(stats, lambda s: ter.score_from_statistics(s).score, n_bootstrap, seed,
+                                          float32=True)  # sacrebleu's corpus_score(n_bootstrap=...), exactly
+        interval = sacrebleu_interval(samples, single_system=True)
         out.update({f"score_{key}": value for key, value in interval.items()})
     out["signature"] = ter.signature(nrefs, n_bootstrap or None, seed if n_bootstrap else None)
     return out

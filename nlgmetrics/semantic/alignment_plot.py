@@ -54,9 +54,11 @@ def alignment_matrix(
 
         scorer = MoverScorer(model_type, num_layers, device=device, **moverscore_options)
         al = scorer.alignment(prediction, reference, idf=idf)
+        weights = "idf weights given" if idf is not None else "every token weighing 1"
         return {"reference_tokens": al["reference_tokens"], "prediction_tokens": al["prediction_tokens"],
                 "matrix": al["flow"], "score": al["score"],
-                "title": f"MoverScore flow (score {al['score']:.4f}, layer {scorer.layer})"}
+                "title": f"MoverScore flow (score {al['score']:.4f}, layer {scorer.layer})",
+                "heading": f"MoverScore flow (layer {scorer.layer}, {weights})"}
     if metric == "bertscore":
         from nlgmetrics.embed import default_layer, get_encoder
         from nlgmetrics.resources import BUNDLED_ENCODER_ID
@@ -76,7 +78,8 @@ def alignment_matrix(
         pt, pe = strip(pred_ids, pred_emb)
         rt, re = strip(ref_ids, ref_emb)
         return {"reference_tokens": rt, "prediction_tokens": pt, "matrix": re @ pe.T,
-                "title": f"BERTScore token similarity (layer {layer})"}
+                "title": f"BERTScore token similarity (layer {layer})",
+                "heading": f"BERTScore token similarity (layer {layer})"}
     raise ValueError(f"metric must be one of {PLOT_METRICS}, got {metric!r}.")
 
 
@@ -91,6 +94,7 @@ def plot_alignment(
     idf: Mapping[int, float] | None = None,
     device: str | None = None,
     dpi: int = 150,
+    score: float | None = None,
     **moverscore_options,
 ) -> Path:
     """Write a PNG heatmap of one pair's token alignment to ``path`` and return the path written (``.png`` added to
@@ -98,7 +102,9 @@ def plot_alignment(
 
     ``metric``: 'moverscore' (transport flow; ``moverscore_options`` such as ``distance``, ``stop_words``,
     ``remove_subwords``, ``solver``, ``relaxed`` pass through) or 'bertscore' (cosine similarity). Rows are the
-    reference's tokens, columns the prediction's.
+    reference's tokens, columns the prediction's. ``score``: the pair's score as a run reported it (MoverScore, or
+    BERTScore F1), shown in the title instead of the plotted computation's own (which weighs every token 1 unless
+    ``idf`` is given, so it can differ from a run with idf).
     """
     from nlgmetrics._outputs import figure_target, save_figure
 
@@ -118,7 +124,8 @@ def plot_alignment(
         ax.set_yticklabels(rt, fontsize=9)
         ax.set_xlabel("prediction")
         ax.set_ylabel("reference")
-        ax.set_title(data["title"], fontsize=11)
+        title = data["title"] if score is None else f"{data['heading']}\nthis pair's score in the run: {score:.4f}"
+        ax.set_title(title, fontsize=11)
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         fig.tight_layout()
         out = save_figure(fig, path, formats=("png",), dpi=dpi)

@@ -6,8 +6,9 @@ Rescaling maps a score ``s`` to ``(s - b) / (1 - b)``, so unrelated text lands n
 
 Lookup for ``(lang, model_type)`` when no ``baseline_path`` is given, first hit wins:
 
-1. ``nlgmetrics/data/rescale_baseline.<lang>.<model_type with / as -->.tsv`` (ships: ``en`` for the bundled MiniLM);
-2. ``$NLGMETRICS_HOME/baselines/<lang>/<model_type>.tsv`` (where :func:`compute_baseline` writes by default);
+1. ``$NLGMETRICS_HOME/baselines/<lang>/<model_type>.tsv`` (where :func:`compute_baseline` writes by default: a
+   baseline the user made wins over the one shipped);
+2. ``nlgmetrics/data/rescale_baseline.<lang>.<model_type with / as -->.tsv`` (ships: ``en`` for the bundled MiniLM);
 3. bert_score's own ``rescale_baseline/<lang>/<model_type>.tsv`` when the bert-score package is installed.
 
 Computing one, by bert_score's method (random sentence pairs, ``all_layers``, mean per layer): :func:`compute_baseline`,
@@ -16,7 +17,7 @@ or on the command line (:mod:`nlgmetrics.cli`)::
     nlgmetrics baseline --model sentence-transformers/all-MiniLM-L6-v2 --lang en \\
         --corpus sentences.txt [--pairs 100000] [--seed 0] [--out FILE] [--batch-size 64] [--device cuda]
 
-The default location (2.) is built from ``lang`` (a language code: ``en``, ``zh``, ``en-sci``) and the model's hub id
+The default location (1.) is built from ``lang`` (a language code: ``en``, ``zh``, ``en-sci``) and the model's hub id
 (``NAME`` or ``ORG/NAME``), both checked so it never leaves the baselines folder; a local model folder has no default
 location (pass ``out``/``baseline_path``).
 """
@@ -53,7 +54,7 @@ def baseline_candidates(lang: str, model_type: str) -> list[Path]:
     except ValueError:
         return []
     lang = lang.lower()
-    paths = [DATA_DIR / f"rescale_baseline.{lang}.{model.replace('/', '--')}.tsv", cached]
+    paths = [cached, DATA_DIR / f"rescale_baseline.{lang}.{model.replace('/', '--')}.tsv"]  # the user's first
     spec = importlib.util.find_spec("bert_score")
     if spec is not None and spec.origin:
         paths.append(Path(spec.origin).parent / "rescale_baseline" / lang / f"{model}.tsv")

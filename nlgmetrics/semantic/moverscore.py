@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import math
 import string
-import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -60,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from nlgmetrics._quiet import warn
 from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import check_mode, map_sharded, score_sharded
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates, replace_lone_surrogates_in_pairs
@@ -465,11 +465,10 @@ class MoverScorer:
         by_key = dict(zip(keys, dist))
         empty = [k for k, d in zip(keys, dist) if np.isnan(d)]
         if empty:
-            warnings.warn(
+            warn(
                 f"MoverScore: {len(empty)} pair(s) have a text whose tokens all carry zero mass (only punctuation, "
                 "subword pieces or stop words, or idf over a corpus of one text); they score "
-                f"{ZERO_MASS_SCORE} (distance {1 - ZERO_MASS_SCORE}). For single pairs pass idf=False.",
-                UserWarning, stacklevel=3,
+                f"{ZERO_MASS_SCORE} (distance {1 - ZERO_MASS_SCORE}). For single pairs pass idf=False."
             )
         per_pair = [by_key[(p, r)] for p, group in zip(predictions, references) for r in group]
         flat = torch.tensor([[ZERO_MASS_SCORE if np.isnan(d) else 1.0 - d] for d in per_pair], dtype=torch.float64)

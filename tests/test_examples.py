@@ -1,0 +1,144 @@
+"""Every example a user is shown runs as is (issue #29, item 17): each ``nlgmetrics <command> --help`` example line
+and every ```python / ```bash block of README.md, on sample files (WMT17 de-en lines in a scratch folder holding
+hyp.txt, ref.txt, ref2.txt, base.txt, sys1.txt, sys2.txt, sentences.txt and a ``metrics`` link to the checkout's).
+
+A block that cannot run here says why in a comment right above its fence, which this test reads::
+
+    <!-- not run by tests: needs a Ray cluster -->
+
+New README sections are picked up by themselves: run this file after merging them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from nlgmetrics import cli
+
+FENCE = re.compile(r"^```(\w*)\s*$")
+SKIP = re.compile(r"<!--\s*not run by tests:\s*(.+?)\s*-->")
+SAMPLE_FILES = ("hyp.txt", "ref.txt", "ref2.txt", "base.txt", "sys1.txt", "sys2.txt", "sentences.txt")
+
+
+def readme_blocks(path: Path = REPO / "README.md") -> list[tuple[int, str, str, str | None]]:
+    """(line, language, code, skip reason) of every fenced block."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    blocks, i = [], 0
+    while i < len(lines):
+        match = FENCE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        start, language = i, match.group(1)
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+        before = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
+        skip = SKIP.search(before)
+        blocks.append((start + 1, language, "\n".join(lines[start + 1 : end]), skip.group(1) if skip else None))
+        i = end + 1
+    return blocks
+
+
+def help_examples() -> list[str]:
+    """Every ``  nlgmetrics ...`` line of every subcommand's --help."""
+    parser = cli.build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, type(parser._subparsers._group_actions[0])))
+    found = []
+    for name, sub in subparsers.choices.items():
+        found += [line.strip() for line in sub.format_help().splitlines() if line.startswith("  nlgmetrics ")]
+    return found
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory, wmt17_deen) -> Path:
+    folder = tmp_path_factory.mktemp("examples")
+    systems = [wmt17_deen["systems"][name][:20] for name in sorted(wmt17_deen["systems"])]
+    texts = {"hyp.txt": systems[0], "ref.txt": wmt17_deen["references"][:20], "ref2.txt": systems[3],
+             "base.txt": systems[0], "sys1.txt": systems[1], "sys2.txt": systems[2],
+             "sentences.txt": wmt17_deen["references"][20:120]}
+    for name in SAMPLE_FILES:
+        (folder / name).write_text("\n".join(texts[name]) + "\n", encoding="utf-8")
+    (folder / "metrics").symlink_to(REPO / "metrics")
+    bin_dir = folder / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nlgmetrics").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m nlgmetrics.cli "$@"\n')
+    (bin_dir / "nlgmetrics").chmod(0o755)
+    return folder
+
+
+def _env(workdir: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{workdir / 'bin'}{os.pathsep}{os.environ['PATH']}",
+            "MPLBACKEND": "Agg"}
+
+
+@pytest.mark.parametrize("line", help_examples())
+def test_help_example_runs(line, workdir, monkeypatch, capsys):
+    monkeypatch.chdir(workdir)
+    assert cli.main(shlex.split(line)[1:]) == 0, capsys.readouterr().err
+
+
+def test_every_option_shown_in_help_is_accepted_by_its_metric():
+    """``-o KEY=VALUE`` fragments in option help (``-m METRIC`` on the same line, or ``-o METRIC.KEY=VALUE``) are options
+    of that metric: the help once showed ``-o tokenize=zh`` and ``-o bleu.tokenize=intl``, which bleu rejects."""
+    parser = cli.build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, type(parser._subparsers._group_actions[0])))
+    shown = 0
+    for sub in subparsers.choices.values():
+        tokens, metric = sub.format_help().split(), ""
+        for i, token in enumerate(tokens[:-1]):
+            following = tokens[i + 1]
+            if token == "nlgmetrics":
+                metric = ""
+            elif token in ("-m", "--metric") and re.fullmatch(r"\w+", following):
+                metric = following
+            if token != "-o" or not re.match(r"[a-z][\w.]*=", following):
+                continue
+            option = following.rstrip(",;)")
+            key, raw = option.split("=", 1)
+            named, _, key = key.rpartition(".")  # compare's METRIC.KEY
+            metric = named or metric
+            assert metric, f"help shows -o {option} without a metric: write -m METRIC -o ... or -o METRIC.KEY=..."
+            cli.coerce_option(metric, key, raw.strip("'\")"))
+            shown += 1
+    assert shown >= 3
+
+
+BLOCKS = [block for block in readme_blocks() if block[1] in ("python", "bash")]
+
+
+@pytest.mark.parametrize("line, language, code, skip", BLOCKS, ids=[f"README.md:{b[0]}" for b in BLOCKS])
+def test_readme_block_runs(line, language, code, skip, workdir):
+    if skip:
+        pytest.skip(skip)
+    command = [sys.executable, "-c", code] if language == "python" else ["bash", "-euo", "pipefail", "-c", code]
+    done = subprocess.run(command, cwd=workdir, env=_env(workdir), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"README.md:{line} ({language}) failed:\n{done.stderr[-3000:]}"
+
+
+def test_every_readme_block_is_run_or_says_why():
+    for line, language, code, skip in readme_blocks():
+        assert language in ("python", "bash", "yaml", "text", "") and (skip is None or skip.strip()), line
+
+
+def test_readme_names_every_metric_lm_eval_name_and_file():
+    """issue #29 item 22: the intro omitted chrF and TER, the lm-eval list nlgm_chrf and nlgm_ter, the layout files."""
+    from nlgmetrics.integration.lm_eval import lm_eval_names
+    from nlgmetrics.registry import SPECS
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    intro = text.split("\n## ", 1)[0]
+    shown = {"bleu": "BLEU", "sacrebleu": "sacrebleu", "google_bleu": "Google BLEU", "nist_mt": "NIST", "chrf": "chrF",
+             "ter": "TER", "rouge": "ROUGE", "meteor": "METEOR", "bertscore": "BERTScore", "moverscore": "MoverScore"}
+    assert [name for name in SPECS if name in shown and shown[name] not in intro] == []
+    names = [n for n in lm_eval_names() if not n.startswith("nlgm_bertscore_")] + ["nlgm_bertscore_{precision,recall,f1}"]
+    assert [name for name in names if f"`{name}`" not in text] == []
+    layout = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    files = {path.name for path in (REPO / "nlgmetrics").rglob("*.py") if path.name != "__init__.py"}
+    assert sorted(name for name in files if name not in layout) == []

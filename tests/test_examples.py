@@ -135,7 +135,8 @@ def test_readme_names_every_metric_lm_eval_name_and_file():
     text = (REPO / "README.md").read_text(encoding="utf-8")
     intro = text.split("\n## ", 1)[0]
     shown = {"bleu": "BLEU", "sacrebleu": "sacrebleu", "google_bleu": "Google BLEU", "nist_mt": "NIST", "chrf": "chrF",
-             "ter": "TER", "rouge": "ROUGE", "meteor": "METEOR", "bertscore": "BERTScore", "moverscore": "MoverScore"}
+             "ter": "TER", "rouge": "ROUGE", "meteor": "METEOR", "bertscore": "BERTScore", "moverscore": "MoverScore",
+             "comet": "COMET", "bleurt": "BLEURT", "metricx": "MetricX", "llm_judge": "LLM judge"}
     assert [name for name in SPECS if name in shown and shown[name] not in intro] == []
     names = [n for n in lm_eval_names() if not n.startswith("nlgm_bertscore_")] + ["nlgm_bertscore_{precision,recall,f1}"]
     assert [name for name in names if f"`{name}`" not in text] == []

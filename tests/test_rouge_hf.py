@@ -1,17 +1,19 @@
 """ROUGE as a drop-in for HF evaluate's `rouge`: with HF's arguments, HF's exact numbers.
 
-The oracle is HF's own module script (tests/data/hf_evaluate/rouge/rouge.py, verbatim), loaded with evaluate.load
-offline: rouge_score's per-example scores and its BootstrapAggregator mid, drawn from numpy's global RNG that evaluate
-seeds with the module's `seed`. Ours must give the same floats, bit for bit, for the same seed.
+The oracle is ``hf_rouge`` below: rouge_score 0.1.2 called the way HF's module script (huggingface/evaluate
+metrics/rouge/rouge.py) calls it, not HF's code: RougeScorer(rouge_types, use_stemmer, tokenizer wrapped to have a
+``tokenize`` method), ``score_multi`` when references are lists, and either the per-example F lists or its
+BootstrapAggregator mid, drawn from numpy's global RNG seeded (then restored) with the module's `seed`, as evaluate's
+``compute`` does. Ours must give the same floats, bit for bit, for the same seed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 
 import numpy as np
 import pytest
-from conftest import DATA
 from rouge_score import rouge_scorer, scoring
 
 from nlgmetrics.lexical.rouge import (
@@ -23,8 +25,42 @@ from nlgmetrics.lexical.rouge import (
 
 pytestmark = pytest.mark.filterwarnings(r"ignore:ROUGE. \d+ of \d+ texts:UserWarning")
 
-HF_ROUGE = str(DATA / "hf_evaluate" / "rouge")
-HF_TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+HF_TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]  # HF's default rouge_types
+
+
+@contextlib.contextmanager
+def _seeded(seed):
+    """evaluate's compute: numpy's global RNG seeded with the module's seed for the call, its state restored after."""
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
+
+
+class _Tokenize:
+    """rouge_score wants an object with a ``tokenize`` method; HF's module wraps a user's callable so."""
+
+    def __init__(self, function):
+        self.tokenize = function
+
+
+def hf_rouge(predictions, references, rouge_types=None, use_aggregator=True, use_stemmer=False, tokenizer=None,
+             seed=0) -> dict:
+    """HF rouge's result from rouge_score (its defaults: the four HF_TYPES, aggregator on, no stemmer)."""
+    scorer = rouge_scorer.RougeScorer(rouge_types=rouge_types or HF_TYPES, use_stemmer=use_stemmer,
+                                      tokenizer=None if tokenizer is None else _Tokenize(tokenizer))
+    rows = [scorer.score_multi(ref, pred) if isinstance(ref, list) else scorer.score(ref, pred)
+            for ref, pred in zip(references, predictions)]
+    if not use_aggregator:
+        return {key: [row[key].fmeasure for row in rows] for key in rows[0]}
+    aggregator = scoring.BootstrapAggregator()
+    for row in rows:
+        aggregator.add_scores(row)
+    with _seeded(seed):
+        result = aggregator.aggregate()
+    return {key: value.mid.fmeasure for key, value in result.items()}
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +70,10 @@ def deen(wmt17_deen) -> dict:
     return {"refs": refs, "systems": systems}
 
 
-def _load_pair(seed=None):
+def _ours(seed=None):
     import evaluate
 
-    return evaluate.load(HF_ROUGE, seed=seed), evaluate.load("./metrics/rouge", seed=seed)
+    return evaluate.load("./metrics/rouge", seed=seed)
 
 
 def _hf_keys_equal(hf: dict, ours: dict) -> None:
@@ -59,32 +95,33 @@ CASES = {
 @pytest.mark.parametrize("seed", [0, 42, 2**32 - 1])
 @pytest.mark.parametrize("case", list(CASES))
 def test_module_gives_hf_numbers_for_the_same_seed(deen, case, seed):
-    hf, ours = _load_pair(seed)
+    ours = _ours(seed)
     hyps, refs = deen["systems"]["online-F.0"], deen["refs"]  # 35 of its outputs have non-ASCII letters
     options = CASES[case]
-    _hf_keys_equal(hf.compute(predictions=hyps, references=refs, **options),
-                   ours.compute(predictions=hyps, references=refs, **options))
+    hf = hf_rouge(hyps, refs, seed=seed, **options)
+    assert list(hf) == options.get("rouge_types", HF_TYPES)
+    _hf_keys_equal(hf, ours.compute(predictions=hyps, references=refs, **options))
 
 
 def test_module_gives_hf_numbers_on_german_and_several_references(wmt17_ende):
-    hf, ours = _load_pair(7)
+    ours = _ours(7)
     refs = wmt17_ende["reference"][:120]
     hyps = wmt17_ende["systems"]["uedin-nmt.4722"][:120]
     several = [[r, c] for r, c in zip(refs, wmt17_ende["systems"]["C-3MA.4959"][:120])]
     for references in (refs, several):
         for options in ({}, {"use_stemmer": True}):
-            _hf_keys_equal(hf.compute(predictions=hyps, references=references, **options),
+            _hf_keys_equal(hf_rouge(hyps, references, seed=7, **options),
                            ours.compute(predictions=hyps, references=references, **options))
 
 
 def test_globally_seeded_numpy_gives_hf_numbers_without_a_seed(deen):
-    """transformers' set_seed(s) seeds numpy; evaluate then takes each module's seed from numpy's global state, so
-    both modules loaded afterwards draw the same resamples."""
+    """transformers' set_seed(s) seeds numpy; evaluate then takes each module's seed from numpy's global state (here
+    1234), so our module draws the resamples HF's module loaded at that point would."""
     hyps, refs = deen["systems"]["KIT.4951"], deen["refs"]
     np.random.seed(1234)
-    hf, ours = _load_pair()
-    assert hf.seed == ours.seed == 1234
-    _hf_keys_equal(hf.compute(predictions=hyps, references=refs), ours.compute(predictions=hyps, references=refs))
+    ours = _ours()
+    assert ours.seed == 1234  # evaluate's rule: the seed the global state was set with
+    _hf_keys_equal(hf_rouge(hyps, refs, seed=1234), ours.compute(predictions=hyps, references=refs))
 
 
 def test_aggregate_is_rouge_score_bootstrap_call_for_call(deen):

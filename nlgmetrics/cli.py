@@ -542,7 +542,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                            "system needs one line per segment")
     for metric in metrics:  # each metric's options, model and device, on one segment, before any long run
         try:
-            segment_scores(metric, {names[0]: baseline[:1]}, references[:1], metric_options.get(metric))
+            segment_scores(metric, {names[0]: baseline[:1]}, references[:1] if references is not None else None,
+                           metric_options.get(metric), sources=sources[:1] if sources is not None else None)
         except (ValueError, TypeError, ImportError) as exc:
             raise core_error(exc, "" if len(metrics) == 1 else f"{metric}.") from None
     try:

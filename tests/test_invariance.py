@@ -23,7 +23,7 @@ PER_EXAMPLE = {
     "bleu": {"sentence_scores": True},
     "google_bleu": {"sentence_scores": True},
     "rouge": {"use_aggregator": False, "rouge_types": ["rouge1", "rouge2", "rougeL", "rougeLsum", "rougeW"]},
-    "meteor": {},
+    "meteor": {"sentence_scores": True},
     "bertscore": {"model_type": BUNDLED_ENCODER_ID},
     "moverscore": {"model_type": BUNDLED_ENCODER_ID},
 }
@@ -198,7 +198,7 @@ MODULE_OPTIONS = {
     "google_bleu": {"sentence_scores": True, "n_bootstrap": 100, "seed": 3},
     "nist_mt": {"n_bootstrap": 100, "seed": 3},
     "rouge": {"use_stemmer": True, "n_bootstrap": 100, "seed": 3},
-    "meteor": {},
+    "meteor": {"sentence_scores": True},
     "bertscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 8},
     "moverscore": {"model_type": BUNDLED_ENCODER_ID, "batch_size": 8},
 }

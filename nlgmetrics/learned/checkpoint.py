@@ -20,6 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from nlgmetrics.learned.locate import hub_offline
+
 #: HF evaluate's ``comet`` module: ``default`` is this checkpoint.
 DEFAULT_CHECKPOINT = "Unbabel/wmt22-comet-da"
 HPARAMS = "hparams.yaml"
@@ -29,11 +31,6 @@ _TOKENIZER_FILES = ("tokenizer.json", "sentencepiece.bpe.model", "vocab.txt")
 
 class CheckpointError(ValueError):
     """A path that is not a checkpoint, or a checkpoint that cannot be read; the message says what to pass."""
-
-
-def _offline() -> bool:
-    return any(os.environ.get(name, "").lower() in ("1", "true", "yes", "on")
-               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 def find_checkpoint(model: str | os.PathLike) -> Path:
@@ -60,7 +57,7 @@ def find_checkpoint(model: str | os.PathLike) -> Path:
     try:
         folder = Path(snapshot_download(repo_id, local_files_only=True))
     except Exception:  # noqa: BLE001 - not in the cache
-        if _offline():
+        if hub_offline():
             raise CheckpointError(
                 f"COMET checkpoint {repo_id!r} is not in the Hugging Face cache and the hub is offline "
                 "(HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE): download it once where there is a network "
@@ -131,7 +128,7 @@ def resolve_encoder_file(
         return loader(name, local_files_only=True)
     except Exception:  # noqa: BLE001 - not in the cache
         pass
-    if not _offline():
+    if not hub_offline():
         try:
             return loader(name)
         except Exception as exc:  # noqa: BLE001

@@ -46,7 +46,7 @@ UNIFIED3 = {  # the unified model on [mt, src, ref] (XCOMET's scoring path): mea
 MINILM = {  # eamt22-cometinho-da's family: BERT layers over XLM-R's tokenizer; softmax mix with layer norm
     **ESTIMATOR, "encoder_model": "MiniLM", "layer_transformation": "softmax", "layer_norm": True,
 }
-BERT = {**ESTIMATOR, "encoder_model": "BERT", "pool": "max"}  # WordPiece, one [SEP]
+BERT = {**ESTIMATOR, "encoder_model": "BERT", "pool": "max"}  # WordPiece; its sparsemax mix reads layer 0 alone
 BERT_KIWI = {**KIWI, "encoder_model": "BERT"}  # joint [CLS] mt [SEP] src [SEP] with token types 0 then 1
 FAMILIES = {"minilm": MINILM, "bert": BERT, "bert_kiwi": BERT_KIWI}
 
@@ -123,6 +123,15 @@ def test_segment_scores_equal_unbabel_comet(built, wmt, name, monkeypatch):
         assert max(abs(a - b) for a, b in zip(result["scores"], expected)) < 1e-5
         assert result["mean_score"] == pytest.approx(sum(expected) / N, abs=1e-6)
         assert max(expected) - min(expected) > 1e-3  # the random model tells segments apart
+
+
+def test_a_mix_of_the_embeddings_alone_keeps_one_encoder_block(built):
+    """The BERT checkpoint's sparsemax mix is one-hot on layer 0: the encoder is cut to one block, not to none
+    (transformers 5 returns no hidden states from an encoder without blocks); the parity test checks its scores."""
+    from nlgmetrics.learned.comet import load_comet
+
+    comet = load_comet(str(built["models"]["bert"]))
+    assert comet.mix.weights().tolist() == [1.0] and len(comet.encoder.encoder.layer) == 1
 
 
 def test_estimator_reuses_source_and_reference_embeddings_across_systems(built, wmt):

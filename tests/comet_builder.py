@@ -12,6 +12,10 @@ Two halves, because no venv holds both stacks:
   ``load_from_checkpoint(...).predict(..., gpus=0)`` and prints the scores; with ``"time": [{"half": bool}, ...]``
   it also times ``comet-score``'s own code path per variant (the benchmark).
 
+The other encoder families: :func:`build_bert_encoder` (a WordPiece tokenizer trained on the text, a ``BertConfig``)
+and :func:`build_minilm_encoder` (a ``BertConfig`` over an XLM-R tokenizer, which unbabel-comet loads from the hub id
+``xlm-roberta-base``: :func:`fake_hub_cache` puts it in a Hugging Face cache for both sides).
+
 Used by tests/test_comet.py and benchmarks/bench_comet.py.
 """
 
@@ -23,6 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+
+_SIZE = {"hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 128}
 
 
 def build_encoder(folder: Path, texts: Sequence[str], vocab_size: int = 1000, **config: Any) -> Path:
@@ -44,12 +51,60 @@ def build_encoder(folder: Path, texts: Sequence[str], vocab_size: int = 1000, **
     converted = XLMRobertaConverter(SimpleNamespace(vocab_file=str(model), convert_tokens_to_ids=fairseq.get)).converted()
     tokenizer = XLMRobertaTokenizer(tokenizer_object=converted, vocab_file=str(model))
     tokenizer.save_pretrained(folder)
-    settings = dict(hidden_size=64, num_hidden_layers=3, num_attention_heads=4, intermediate_size=128,
-                    max_position_embeddings=514, layer_norm_eps=1e-5)
-    settings.update(config)
+    settings = {**_SIZE, "max_position_embeddings": 514, "layer_norm_eps": 1e-5, **config}
     XLMRobertaConfig(vocab_size=len(tokenizer), pad_token_id=1, bos_token_id=0, eos_token_id=2,
                      **settings).save_pretrained(folder)
     return folder
+
+
+def build_bert_encoder(folder: Path, texts: Sequence[str], vocab_size: int = 1000, **config: Any) -> Path:
+    """A BERT encoder folder: a cased WordPiece tokenizer trained on ``texts`` (tokenizer.json, vocab.txt,
+    tokenizer_config.json, as bert-base-multilingual-cased ships them) and a ``BertConfig`` of the given size."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import BertConfig, BertTokenizerFast
+
+    folder = Path(folder)
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=False)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials)
+    tokenizer.train_from_iterator(list(texts), trainer)
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    tokenizer.decoder = decoders.WordPiece()
+    BertTokenizerFast(tokenizer_object=tokenizer, do_lower_case=False).save_pretrained(folder)
+    vocab = sorted(tokenizer.get_vocab().items(), key=lambda item: item[1])
+    (folder / "vocab.txt").write_text("".join(f"{token}\n" for token, _ in vocab), encoding="utf-8")
+    BertConfig(vocab_size=len(vocab), pad_token_id=0, **{**_SIZE, **config}).save_pretrained(folder)
+    return folder
+
+
+def build_minilm_encoder(folder: Path, xlmr: Path, **config: Any) -> Path:
+    """A MiniLM encoder folder as microsoft/Multilingual-MiniLM-L12-H384's: a ``BertConfig`` whose vocabulary is
+    the XLM-R tokenizer's in folder ``xlmr`` (unbabel-comet takes MiniLM's tokenizer from xlm-roberta-base)."""
+    from transformers import BertConfig, XLMRobertaConfig
+
+    vocab_size = XLMRobertaConfig.from_pretrained(xlmr).vocab_size
+    BertConfig(vocab_size=vocab_size, pad_token_id=1, tokenizer_class="XLMRobertaTokenizer",
+               **{**_SIZE, **config}).save_pretrained(folder)
+    return Path(folder)
+
+
+def fake_hub_cache(cache: Path, repo_id: str, source: Path) -> Path:
+    """A Hugging Face hub cache (``HF_HUB_CACHE`` layout) holding the files of folder ``source`` as ``repo_id``'s
+    main revision, so code that names a hub id finds it offline."""
+    revision = "0" * 39 + "1"
+    repo = Path(cache) / f"models--{repo_id.replace('/', '--')}"
+    snapshot = repo / "snapshots" / revision
+    snapshot.mkdir(parents=True)
+    for path in Path(source).iterdir():
+        if path.is_file():
+            shutil.copy(path, snapshot / path.name)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(revision)
+    return Path(cache)
 
 
 def copy_checkpoint(source: Path, target: Path, **hparams: Any) -> Path:
@@ -138,11 +193,12 @@ print(json.dumps(out))
 '''
 
 
-def oracle_scores(job: dict, workdir: Path, timeout: int = 900) -> dict:
+def oracle_scores(job: dict, workdir: Path, timeout: int = 900, env: dict[str, str] | None = None) -> dict:
     """Run :data:`ORACLE_SCRIPT` on ``job`` (``models``: [{folder, hparams, seed, keys}], ``samples``: {name: [{src,
-    mt, ref}]}) in the oracle venv; ``{folder: {sample name: scores}}``."""
+    mt, ref}]}) in the oracle venv (``env``: extra environment, e.g. ``HF_HUB_CACHE``); ``{folder: {sample name:
+    scores}}``."""
     from oracle_venv import run_oracle
 
     path = Path(workdir) / "oracle_job.json"
     path.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
-    return run_oracle(ORACLE_SCRIPT, str(path), timeout=timeout)
+    return run_oracle(ORACLE_SCRIPT, str(path), timeout=timeout, env=env)

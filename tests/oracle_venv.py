@@ -53,13 +53,15 @@ def oracle_python(requirements: tuple[str, ...] = COMET_ORACLE) -> Path:
     return python
 
 
-def run_oracle(script: str, *args: str, requirements: tuple[str, ...] = COMET_ORACLE, timeout: int = 900) -> object:
-    """Run ``script`` (Python source) in the oracle venv with ``args``; the JSON on its last stdout line."""
+def run_oracle(script: str, *args: str, requirements: tuple[str, ...] = COMET_ORACLE, timeout: int = 900,
+               env: dict[str, str] | None = None) -> object:
+    """Run ``script`` (Python source) in the oracle venv with ``args`` (our environment, offline, plus ``env``);
+    the JSON on its last stdout line."""
     python = oracle_python(requirements)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "2",
-                "TOKENIZERS_PARALLELISM": "false"})
-    done = subprocess.run([str(python), "-c", script, *args], env=env, capture_output=True, text=True,
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    environment.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "2",
+                        "TOKENIZERS_PARALLELISM": "false", **(env or {})})
+    done = subprocess.run([str(python), "-c", script, *args], env=environment, capture_output=True, text=True,
                           timeout=timeout, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"oracle script failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")

@@ -1,18 +1,27 @@
 """COMET: parity with unbabel-comet 2.2.7 (the oracle venv) on checkpoints of the real architectures with small random
-weights (tests/comet_builder.py), on real WMT17 en-de text; caching, truncation and bad input."""
+weights (tests/comet_builder.py), on real WMT17 en-de text, for each encoder family (XLM-R; MiniLM: BERT layers over
+XLM-R's tokenizer; BERT: WordPiece, token types); caching, truncation and bad input."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import re
+import shutil
 import warnings
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from comet_builder import build_encoder, copy_checkpoint, oracle_scores  # noqa: E402
+from comet_builder import (  # noqa: E402
+    build_bert_encoder,
+    build_encoder,
+    build_minilm_encoder,
+    copy_checkpoint,
+    fake_hub_cache,
+    oracle_scores,
+)
 from conftest import DATA  # noqa: E402
 
 N = 48  # segments per system
@@ -34,6 +43,13 @@ UNIFIED3 = {  # the unified model on [mt, src, ref] (XCOMET's scoring path): mea
     "final_activation": None,
 }
 
+MINILM = {  # eamt22-cometinho-da's family: BERT layers over XLM-R's tokenizer; softmax mix with layer norm
+    **ESTIMATOR, "encoder_model": "MiniLM", "layer_transformation": "softmax", "layer_norm": True,
+}
+BERT = {**ESTIMATOR, "encoder_model": "BERT", "pool": "max"}  # WordPiece; its sparsemax mix reads layer 0 alone
+BERT_KIWI = {**KIWI, "encoder_model": "BERT"}  # joint [CLS] mt [SEP] src [SEP] with token types 0 then 1
+FAMILIES = {"minilm": MINILM, "bert": BERT, "bert_kiwi": BERT_KIWI}
+
 
 def _load_wmt():
     with gzip.open(DATA / "wmt17_ende_16systems_every10th.json.gz", "rt", encoding="utf-8") as handle:
@@ -51,7 +67,9 @@ def wmt():
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory, wmt):
-    """The encoder folder, three checkpoints and unbabel-comet's scores for both systems (one oracle run)."""
+    """The encoder folders, the checkpoints and unbabel-comet's scores for both systems (one oracle run). MiniLM's
+    tokenizer is the hub's ``xlm-roberta-base`` in unbabel-comet: here the XLM-R tokenizer in a fake hub cache
+    (``hub``), which the MiniLM test gives our side too."""
     sources, reference, systems = wmt
     work = tmp_path_factory.mktemp("comet")
     with gzip.open(DATA / "wmt17_ende_16systems_every10th.json.gz", "rt", encoding="utf-8") as handle:
@@ -61,18 +79,24 @@ def built(tmp_path_factory, wmt):
     texts = corpus["reference"] + corpus_sources + [line for name in list(corpus["systems"])[:4]
                                                     for line in corpus["systems"][name]]
     encoder = build_encoder(work / "xlmr-tiny", texts, vocab_size=1000, max_position_embeddings=MAX_POSITIONS)
-    models = {name: work / f"{name}-tiny" for name in ("estimator", "kiwi", "unified3")}
+    hub = fake_hub_cache(work / "hub", "xlm-roberta-base", encoder)
+    minilm = build_minilm_encoder(work / "minilm-tiny", encoder, max_position_embeddings=MAX_POSITIONS)
+    bert = build_bert_encoder(work / "bert-tiny", texts, vocab_size=1000, max_position_embeddings=MAX_POSITIONS)
+    # the same tokenizer as older BERT folders ship it: vocab.txt and tokenizer_config.json, no tokenizer.json
+    bert_vocab = shutil.copytree(bert, work / "bert-vocab-tiny", ignore=shutil.ignore_patterns("tokenizer.json"))
+    specs = {"estimator": (ESTIMATOR, encoder), "kiwi": (KIWI, encoder), "unified3": (UNIFIED3, encoder),
+             "minilm": (MINILM, minilm), "bert": (BERT, bert), "bert_kiwi": (BERT_KIWI, bert_vocab)}
+    models = {name: work / f"{name}-tiny" for name in specs}
     job = {
-        "models": [{"folder": str(models[name]), "hparams": {**hparams, "pretrained_model": str(encoder)}, "seed": i}
-                   for i, (name, hparams) in enumerate((("estimator", ESTIMATOR), ("kiwi", KIWI),
-                                                        ("unified3", UNIFIED3)))],
+        "models": [{"folder": str(models[name]), "hparams": {**hparams, "pretrained_model": str(folder)}, "seed": i}
+                   for i, (name, (hparams, folder)) in enumerate(specs.items())],
         "samples": {system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
                     for system, outputs in systems.items()},
         "batch_size": 8, "t_tests": [list(SYSTEMS)],
     }
-    scores = oracle_scores(job, work)
+    scores = oracle_scores(job, work, env={"HF_HUB_CACHE": str(hub)})
     return {"encoder": encoder, "models": models, "oracle": {name: scores[str(folder)] for name, folder in
-                                                             models.items()}, "work": work}
+                                                             models.items()}, "work": work, "hub": hub}
 
 
 def _score(built, name, system, wmt, **kwargs):
@@ -86,16 +110,28 @@ def _score(built, name, system, wmt, **kwargs):
                              **kwargs)
 
 
-@pytest.mark.parametrize("name", ["estimator", "kiwi", "unified3"])
-def test_segment_scores_equal_unbabel_comet(built, wmt, name):
+@pytest.mark.parametrize("name", ["estimator", "kiwi", "unified3", *FAMILIES])
+def test_segment_scores_equal_unbabel_comet(built, wmt, name, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(built["hub"]))  # MiniLM's xlm-roberta-base tokenizer
     for system in SYSTEMS:
-        references = None if name == "kiwi" else wmt[1]
+        references = None if name in ("kiwi", "bert_kiwi") else wmt[1]
         result = _score(built, name, system, wmt, references=references)
         expected = built["oracle"][name][system]
         assert len(result["scores"]) == N
         assert max(abs(a - b) for a, b in zip(result["scores"], expected)) < 1e-5
         assert result["mean_score"] == pytest.approx(sum(expected) / N, abs=1e-6)
         assert max(expected) - min(expected) > 1e-3  # the random model tells segments apart
+
+
+def test_a_mix_of_the_embeddings_alone_keeps_one_encoder_block(built):
+    """The BERT checkpoint's sparsemax mix is one-hot on layer 0: the encoder is cut to one block, not to none
+    (transformers 5 returns no hidden states from an encoder without blocks); the parity test checks its scores."""
+    from nlgmetrics.learned.comet import load_comet
+
+    comet = load_comet(str(built["models"]["bert"]))
+    assert comet.mix.weights().tolist() == [1.0] and len(comet.encoder.encoder.layer) == 1
 
 
 def test_estimator_reuses_source_and_reference_embeddings_across_systems(built, wmt):

@@ -263,7 +263,9 @@ class Comet:
             return
         blocks = self.encoder.encoder.layer
         if last < len(blocks):
-            self.encoder.encoder.layer = blocks[:last]
+            # at least one block: transformers 5 records hidden states with hooks on the blocks, so an encoder cut
+            # to none returns no hidden states at all, not even the embeddings (a mix that weights only layer 0)
+            self.encoder.encoder.layer = blocks[: max(last, 1)]
             self.layer = last if self.mix is None else self.layer
 
     @staticmethod

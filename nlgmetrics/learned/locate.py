@@ -48,28 +48,36 @@ def resolve_checkpoint(name_or_path: str | os.PathLike, *, metric: str, repo_id:
     if name.startswith((".", "/", "~")) or name.count("/") > 1:
         raise CheckpointError(_join(f"{metric}: {option} folder {name!r} does not exist.", hint))
     repo = repo_id or name
+    folder = _from_cache(repo, allow_patterns)
+    if folder is None or (layout is not None and layout(folder) and not hub_offline()):  # missing or incomplete
+        folder = _download(name, repo, metric, option, allow_patterns)
+    return _checked(folder, metric, option, layout, hint)
+
+
+def _from_cache(repo: str, allow_patterns: list[str] | None) -> Path | None:
     from huggingface_hub import snapshot_download
 
     try:
-        folder: Path | None = Path(snapshot_download(repo, allow_patterns=allow_patterns, local_files_only=True))
+        return Path(snapshot_download(repo, allow_patterns=allow_patterns, local_files_only=True))
     except Exception:  # noqa: BLE001 - not in the cache
-        folder = None
-    if folder is None or (layout is not None and layout(folder) and not hub_offline()):
-        if hub_offline():
-            reason = "it is not in the Hugging Face cache and the hub is offline (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE)"
-        else:
-            try:
-                folder = Path(snapshot_download(repo, allow_patterns=allow_patterns))
-            except Exception as exc:  # noqa: BLE001 - gated, unknown repo, network: one clear message
-                folder, reason = None, _download_failure(exc)
-        if folder is None:
-            include = " --include " + " ".join(map(shlex.quote, allow_patterns)) if allow_patterns else ""
-            raise CheckpointError(
-                f"{metric}: {option} {name!r} (hub repository {repo!r}) is not a local folder, and {reason}. "
-                f"Download it once where the hub is reachable (huggingface-cli download {repo} --local-dir DIR"
-                f"{include}) and pass {option}=DIR."
-            )
-    return _checked(folder, metric, option, layout, hint)
+        return None
+
+
+def _download(name: str, repo: str, metric: str, option: str, allow_patterns: list[str] | None) -> Path:
+    from huggingface_hub import snapshot_download
+
+    if hub_offline():
+        reason = "it is not in the Hugging Face cache and the hub is offline (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE)"
+    else:
+        try:
+            return Path(snapshot_download(repo, allow_patterns=allow_patterns))
+        except Exception as exc:  # noqa: BLE001 - gated, unknown repo, network: one clear message
+            reason = _download_failure(exc)
+    include = " --include " + " ".join(map(shlex.quote, allow_patterns)) if allow_patterns else ""
+    raise CheckpointError(
+        f"{metric}: {option} {name!r} (hub repository {repo!r}) is not a local folder, and {reason}. Download it once "
+        f"where the hub is reachable (huggingface-cli download {repo} --local-dir DIR{include}) and pass {option}=DIR."
+    )
 
 
 def _checked(folder: Path, metric: str, option: str, layout: Layout | None, hint: str) -> Path:

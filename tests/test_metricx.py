@@ -153,3 +153,53 @@ def test_through_the_spec(checkpoint, tmp_path, capsys):
     batch = scorer({"prediction": np.array(hyps, dtype=object), "reference": np.array(refs, dtype=object),
                     "source": np.array(srcs, dtype=object)})
     assert batch["metricx"].tolist() == pytest.approx(expected, abs=1e-6)
+
+
+def test_trainer_compute_metrics(checkpoint):
+    """Trainer's compute_metrics (opt-in: named): reference-based with and without sources (a list, or decoded from
+    EvalPrediction.inputs), and QE; the numbers are compute_metricx's on the same texts."""
+    from transformers import AutoTokenizer, EvalPrediction
+
+    from nlgmetrics.integration.transformers import make_compute_metrics
+
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+    refs, hyps = wmt17_lines()[:3], wmt17_lines("newstest2017.uedin-nmt.4722.en-de")[:3]
+    srcs = ["one source", "another source", "a third"]
+
+    def ids(texts):
+        return tokenizer(texts, padding=True, return_tensors="np")["input_ids"]  # with </s>, as generate() gives
+
+    labels = np.where(ids(refs) == tokenizer.pad_token_id, -100, ids(refs))
+    decoded = {name: [t.strip() for t in tokenizer.batch_decode(ids(texts), skip_special_tokens=True)]
+               for name, texts in (("refs", refs), ("hyps", hyps), ("srcs", srcs))}
+    options = {"metricx": {"checkpoint": checkpoint, "device": "cpu"}}
+
+    def direct(references, sources=None, **extra):
+        return compute_metricx(decoded["hyps"], references, checkpoint, sources=sources, device="cpu", **extra)
+
+    got = make_compute_metrics(tokenizer, ["metricx"], options, sentence_split=None)(
+        EvalPrediction(predictions=ids(hyps), label_ids=labels))
+    expected = direct(decoded["refs"])
+    assert set(got) == {"metricx", "gen_len"}
+    assert got["metricx"] == pytest.approx(expected["metricx"], abs=1e-6)
+    assert got["metricx"] == pytest.approx(np.mean(expected["scores"]), abs=1e-6) and 0 < got["metricx"] < 25
+    # lower is better: what TrainingArguments(metric_for_best_model=..., greater_is_better=...) needs
+    mixed = make_compute_metrics(tokenizer, ["bleu", "metricx"], options, warmup=False)
+    assert [mixed.greater_is_better(key) for key in ("eval_metricx", "metricx_low", "bleu", "eval_bleu")] == [
+        False, False, True, True]
+    with pytest.raises(ValueError, match="'gen_len' is not a key of the metrics bleu, metricx"):
+        mixed.greater_is_better("gen_len")
+
+    with_sources = direct(decoded["refs"], decoded["srcs"])["metricx"]
+    assert with_sources != pytest.approx(expected["metricx"], abs=1e-6)  # sources change the score
+    listed = make_compute_metrics(tokenizer, ["metricx"], options, sentence_split=None, sources=decoded["srcs"])
+    assert listed(EvalPrediction(predictions=ids(hyps), label_ids=labels))["metricx"] == pytest.approx(with_sources,
+                                                                                                      abs=1e-6)
+    from_inputs = make_compute_metrics(tokenizer, ["metricx"], options, sentence_split=None, sources="inputs")
+    assert from_inputs(EvalPrediction(predictions=ids(hyps), label_ids=labels, inputs=ids(srcs)))["metricx"] == (
+        pytest.approx(with_sources, abs=1e-6))
+
+    qe = make_compute_metrics(tokenizer, ["metricx"], {"metricx": {**options["metricx"], "qe": True}},
+                              sentence_split=None, sources=decoded["srcs"])
+    assert qe(EvalPrediction(predictions=ids(hyps), label_ids=labels))["metricx"] == pytest.approx(
+        direct(None, decoded["srcs"], qe=True)["metricx"], abs=1e-6)

@@ -25,7 +25,11 @@ Under DDP (torchrun, accelerate) Trainer calls ``compute_metrics`` on every rank
 of the texts, the embeddings are gathered; see :mod:`nlgmetrics.embed.distributed`), and every rank returns the same
 numbers. Without an initialised process group it changes nothing.
 
-Metrics that read sources (COMET): ``sources="inputs"`` decodes Trainer's ``EvalPrediction.inputs`` (set
+Error metrics (MetricX, TER) are better when lower: for ``load_best_model_at_end`` pass
+``TrainingArguments(metric_for_best_model="metricx", greater_is_better=compute_metrics.greater_is_better("metricx"))``
+(Trainer assumes higher is better for any key but a loss).
+
+Metrics that read sources (COMET, MetricX): ``sources="inputs"`` decodes Trainer's ``EvalPrediction.inputs`` (set
 ``TrainingArguments(include_for_metrics=["inputs"])``; -100 and padding are dropped as for labels), or pass the
 evaluation set's source texts as a list, in the evaluation order (Trainer does not shuffle it). A metric that needs
 sources is refused when the callable is made without them.
@@ -154,6 +158,15 @@ class ComputeMetrics:
             flat = {key: flat[key] for key in self.keys}
         flat["gen_len"] = generated / len(predictions)
         return flat
+
+    def greater_is_better(self, key: str) -> bool:
+        """Trainer's ``greater_is_better`` for ``metric_for_best_model=key`` (a flat key, ``eval_`` prefix allowed):
+        False for error metrics (MetricX, TER), which Trainer would otherwise rank highest-first."""
+        name = key.removeprefix("eval_")
+        for metric in sorted(self.metrics, key=len, reverse=True):  # "bleurt" before "bleu"
+            if name.startswith(metric):  # every flat key starts with its metric's name
+                return SPECS[metric].higher_is_better
+        raise ValueError(f"{key!r} is not a key of the metrics {', '.join(self.metrics)}.")
 
     def reset(self) -> None:
         self._predictions, self._references, self._sources, self._generated_tokens = [], [], [], 0

@@ -50,7 +50,8 @@ CHECKPOINTS = {
                  "bleurt-base-128", "bleurt-base-512", "bleurt-large-128", "bleurt-large-512")
 }
 DEFAULT_CHECKPOINT = "bleurt-base-128"
-_FILES = ["config.json", "*.bin", "*.safetensors", "spm.model", "vocab.txt", "tokenizer.json", "*.json"]
+_HINT = "Pass the folder of a BleurtForSequenceClassification checkpoint (e.g. lucadiliello/BLEURT-20)."
+_FILES = ["*.json", "*.bin", "*.safetensors", "spm.model", "vocab.txt"]
 _DTYPES = {None: None, "float32": None, "fp32": None, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
            "float16": torch.float16, "fp16": torch.float16}
 
@@ -139,6 +140,26 @@ def _read_json(path: Path) -> dict[str, Any]:
         return json.load(handle)
 
 
+def bleurt_layout(folder: Path) -> str | None:
+    """What keeps ``folder`` from being a checkpoint bleurt-pytorch reads, or None."""
+    try:
+        config = _read_json(folder / "config.json")
+    except (ValueError, UnicodeDecodeError):
+        return "is not a BLEURT checkpoint: its config.json is not valid JSON"
+    if not isinstance(config, dict) or not config:
+        return "is not a BLEURT checkpoint: it has no config.json"
+    if config.get("model_type") != "bleurt" and "BleurtForSequenceClassification" not in config.get(
+            "architectures", []):
+        return (f"holds a {config.get('model_type')!r} model (config.json), not a BLEURT checkpoint (model_type "
+                "'bleurt', BleurtForSequenceClassification)")
+    if not any((folder / name).exists() for name in ("spm.model", "vocab.txt", "tokenizer.json")):
+        return ("has no tokenizer (spm.model for BLEURT-20 and its distillations, vocab.txt or tokenizer.json for the "
+                "BERT-based checkpoints)")
+    if not any((folder / name).exists() for name in ("model.safetensors", "pytorch_model.bin")):
+        return "has no weights (model.safetensors or pytorch_model.bin)"
+    return None
+
+
 def truncate_pair(ref: list[int], cand: list[int], budget: int) -> tuple[list[int], list[int], bool]:
     """BLEURT's ``_truncate_seq_pair``: drop the last token of the longer side (the candidate on a tie) until
     ``len(ref) + len(cand) <= budget``. Returns the two lists and whether anything was dropped."""
@@ -168,40 +189,25 @@ class BleurtScorer:
             raise ValueError(f"bleurt: dtype must be None, 'float32', 'bfloat16' or 'float16', got {dtype!r}.")
         self.name = checkpoint
         self.folder = resolve_checkpoint(checkpoint, metric="bleurt", repo_id=CHECKPOINTS.get(str(checkpoint).lower()),
-                                         allow_patterns=_FILES)
+                                         allow_patterns=_FILES, layout=bleurt_layout, hint=_HINT)
         self.device = pick_device(device)
         self.autocast_dtype = _DTYPES[dtype] if self.device.type == "cuda" else None
         if _DTYPES[dtype] is not None and self.device.type != "cuda":
             warnings.warn(f"bleurt: dtype={dtype!r} applies on CUDA only; computing in float32 on {self.device}.",
                           UserWarning, stacklevel=2)
-        self.config = self._read_config()
+        self.config = _read_json(self.folder / "config.json")
         settings = _read_json(self.folder / "tokenizer_config.json")
         settings.update({k: v for k, v in _read_json(self.folder / "special_tokens_map.json").items()
                          if k not in settings})
         if (self.folder / "spm.model").exists():
             self.tokenizer: _SentencePiecePairs | _WordPiecePairs = _SentencePiecePairs(self.folder, settings)
-        elif (self.folder / "vocab.txt").exists() or (self.folder / "tokenizer.json").exists():
+        else:  # vocab.txt or tokenizer.json (bleurt_layout checked)
             self.tokenizer = _WordPiecePairs(self.folder, settings)
-        else:
-            raise ValueError(f"bleurt: {self.folder} has no tokenizer (spm.model for BLEURT-20 and its distillations, "
-                             "vocab.txt or tokenizer.json for the BERT-based checkpoints).")
         positions = int(self.config["max_position_embeddings"])
         limit = settings.get("model_max_length")
         self.max_length = int(limit) if isinstance(limit, (int, float)) and 0 < limit <= positions else positions
         self._build_model()
         self._lock = threading.Lock()
-
-    def _read_config(self) -> dict[str, Any]:
-        path = self.folder / "config.json"
-        config = _read_json(path)
-        if not config:
-            raise ValueError(f"bleurt: {self.folder} is not a BLEURT checkpoint: it has no config.json. Pass the "
-                             "folder of a BleurtForSequenceClassification checkpoint (e.g. lucadiliello/BLEURT-20).")
-        if config.get("model_type") != "bleurt" and "BleurtForSequenceClassification" not in config.get(
-                "architectures", []):
-            raise ValueError(f"bleurt: {path} describes a {config.get('model_type')!r} model, not a BLEURT checkpoint "
-                             "(model_type 'bleurt', BleurtForSequenceClassification).")
-        return config
 
     def _state_dict(self) -> dict[str, torch.Tensor]:
         safetensors, pickled = self.folder / "model.safetensors", self.folder / "pytorch_model.bin"
@@ -209,9 +215,7 @@ class BleurtScorer:
             from safetensors.torch import load_file
 
             return load_file(str(safetensors))
-        if pickled.exists():
-            return torch.load(str(pickled), map_location="cpu", weights_only=True)
-        raise ValueError(f"bleurt: {self.folder} has no weights (model.safetensors or pytorch_model.bin).")
+        return torch.load(str(pickled), map_location="cpu", weights_only=True)  # bleurt_layout checked it exists
 
     def _build_model(self) -> None:
         from transformers import ElectraConfig, ElectraModel

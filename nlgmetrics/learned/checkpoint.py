@@ -5,7 +5,7 @@ checkpoint whose ``state_dict`` holds the encoder, the layerwise attention and t
 
 - a local folder with that layout, or the path of its ``checkpoints/model.ckpt``;
 - a hub id (``Unbabel/wmt22-comet-da``; HF evaluate's short names such as ``wmt22-comet-da`` mean ``Unbabel/...``):
-  the Hugging Face cache first, then a download when online (``huggingface_hub.snapshot_download``).
+  the Hugging Face cache first, then a download when online (:func:`nlgmetrics.learned.locate.resolve_checkpoint`).
 
 The encoder's *config and tokenizer* (not its weights: those are in the checkpoint) come from the model named in
 hparams (``pretrained_model``, e.g. ``xlm-roberta-large``; MiniLM models take XLM-R's tokenizer, ``xlm-roberta-base``,
@@ -20,56 +20,34 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nlgmetrics.learned.locate import hub_offline
+from nlgmetrics.learned.locate import CheckpointError, hub_offline, resolve_checkpoint
 
 #: HF evaluate's ``comet`` module: ``default`` is this checkpoint.
 DEFAULT_CHECKPOINT = "Unbabel/wmt22-comet-da"
 HPARAMS = "hparams.yaml"
 CKPT = Path("checkpoints") / "model.ckpt"
 _TOKENIZER_FILES = ("tokenizer.json", "sentencepiece.bpe.model", "vocab.txt")
+_HINT = (f"Pass a COMET checkpoint folder ({HPARAMS} and {CKPT.as_posix()}; e.g. huggingface-cli download "
+         f"{DEFAULT_CHECKPOINT} --local-dir DIR) or a hub id such as {DEFAULT_CHECKPOINT}.")
 
 
-class CheckpointError(ValueError):
-    """A path that is not a checkpoint, or a checkpoint that cannot be read; the message says what to pass."""
+def comet_layout(folder: Path) -> str | None:
+    """What keeps ``folder`` from being a COMET checkpoint (Unbabel's layout), or None."""
+    if (folder / HPARAMS).is_file() and (folder / CKPT).is_file():
+        return None
+    return (f"is not a COMET checkpoint folder: Unbabel's layout is {HPARAMS} and {CKPT.as_posix()} inside one "
+            "folder, as downloaded from the hub")
 
 
 def find_checkpoint(model: str | os.PathLike) -> Path:
-    """The checkpoint folder of ``model`` (local folder, ``.../checkpoints/model.ckpt``, or hub id)."""
-    if not isinstance(model, (str, os.PathLike)) or not str(model):
-        raise TypeError(f"model must be a COMET checkpoint folder or hub id (str), got {model!r:.60}.")
-    path = Path(model).expanduser()
-    if path.is_file() and path.name.endswith(".ckpt"):
-        path = path.parents[1]
-    if path.exists():
-        if not path.is_dir() or not (path / HPARAMS).is_file() or not (path / CKPT).is_file():
-            raise CheckpointError(
-                f"{model} is not a COMET checkpoint folder: Unbabel's layout is {HPARAMS} and {CKPT.as_posix()} inside "
-                "one folder (as downloaded from the hub, e.g. huggingface-cli download Unbabel/wmt22-comet-da). "
-                "Pass that folder."
-            )
-        return path
-    repo_id = str(model) if "/" in str(model) else f"Unbabel/{model}"
-    if str(model).startswith((".", "/", "~")) or str(model).count("/") > 1:
-        raise CheckpointError(f"{model}: no such folder. Pass a COMET checkpoint folder ({HPARAMS} and "
-                              f"{CKPT.as_posix()}) or a hub id such as {DEFAULT_CHECKPOINT}.")
-    from huggingface_hub import snapshot_download
-
-    try:
-        folder = Path(snapshot_download(repo_id, local_files_only=True))
-    except Exception:  # noqa: BLE001 - not in the cache
-        if hub_offline():
-            raise CheckpointError(
-                f"COMET checkpoint {repo_id!r} is not in the Hugging Face cache and the hub is offline "
-                "(HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE): download it once where there is a network "
-                f"(huggingface-cli download {repo_id}) or pass its local folder ({HPARAMS} and {CKPT.as_posix()})."
-            ) from None
-        try:
-            folder = Path(snapshot_download(repo_id))
-        except Exception as exc:  # noqa: BLE001 - gated, unknown, network
-            raise CheckpointError(f"cannot download COMET checkpoint {repo_id!r} ({type(exc).__name__}: {exc}). "
-                                  "Gated models (cometkiwi) need `huggingface-cli login` after accepting their "
-                                  "licence; or pass a local checkpoint folder.") from None
-    return find_checkpoint(folder)
+    """The checkpoint folder of ``model``: a local folder, its ``.../checkpoints/model.ckpt``, or a hub id (short
+    names such as ``wmt22-comet-da`` mean ``Unbabel/...``)."""
+    text = str(model) if isinstance(model, (str, os.PathLike)) else ""
+    path = Path(text).expanduser()
+    if text and path.is_file() and path.suffix == ".ckpt":
+        model = path.parents[1]
+    return resolve_checkpoint(model, metric="COMET", option="model", repo_id=text if "/" in text else f"Unbabel/{text}",
+                              layout=comet_layout, hint=_HINT)
 
 
 def read_hparams(folder: Path) -> dict[str, Any]:

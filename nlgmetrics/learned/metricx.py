@@ -50,6 +50,36 @@ _DTYPES = {None: None, "float32": None, "fp32": None, "bfloat16": torch.bfloat16
            "float16": torch.float16, "fp16": torch.float16}
 
 
+_HINT = ("Pass the folder of a MetricX-24 checkpoint (e.g. google/metricx-24-hybrid-large-v2p6, as downloaded from the "
+         "hub).")
+_TOKENIZER_FILES = ("tokenizer.json", "spiece.model")
+#: what is downloaded for a tokenizer given as a hub id (not the model's weights)
+_TOKENIZER_PATTERNS = [*_TOKENIZER_FILES, "tokenizer_config.json", "special_tokens_map.json", "config.json"]
+
+
+def metricx_layout(folder: Path) -> str | None:
+    """What keeps ``folder`` from being a MetricX-24 checkpoint (mT5 config.json, 250,112-row vocabulary), or None."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return "is not a MetricX checkpoint: it has no config.json"
+    except (ValueError, UnicodeDecodeError):
+        return "is not a MetricX checkpoint: its config.json is not valid JSON"
+    config = config if isinstance(config, dict) else {}
+    model_type, rows = config.get("model_type"), config.get("vocab_size", 250112)  # MT5Config's default
+    if model_type not in ("mt5", "t5") or not isinstance(rows, int) or rows <= SCORE_TOKEN:
+        return (f"holds a {model_type!r} model with {rows} output rows, not a MetricX (mT5, 250,112-row vocabulary) "
+                "checkpoint")
+    return None
+
+
+def tokenizer_layout(folder: Path) -> str | None:
+    """What keeps ``folder`` from holding mT5's tokenizer, or None."""
+    if any((folder / name).is_file() for name in _TOKENIZER_FILES):
+        return None
+    return f"has no tokenizer ({' or '.join(_TOKENIZER_FILES)})"
+
+
 def make_input(hypothesis: str, reference: str | None, source: str, qe: bool) -> str:
     """metricx24's input text for one example."""
     text = "source: " + source + " candidate: " + hypothesis
@@ -68,22 +98,18 @@ class MetricXScorer:
         if dtype not in _DTYPES:
             raise ValueError(f"metricx: dtype must be None, 'float32', 'bfloat16' or 'float16', got {dtype!r}.")
         self.name = checkpoint
-        self.folder = resolve_checkpoint(checkpoint, metric="metricx", repo_id=CHECKPOINTS.get(checkpoint))
+        self.folder = resolve_checkpoint(checkpoint, metric="metricx", repo_id=CHECKPOINTS.get(checkpoint),
+                                         layout=metricx_layout, hint=_HINT)
         self.device = pick_device(device)
         self.autocast_dtype = _DTYPES[dtype] if self.device.type == "cuda" else None
         if _DTYPES[dtype] is not None and self.device.type != "cuda":
             warnings.warn(f"metricx: dtype={dtype!r} applies on CUDA only; computing in float32 on {self.device}.",
                           UserWarning, stacklevel=2)
-        if not (self.folder / "config.json").exists():
-            raise ValueError(f"metricx: {self.folder} is not a MetricX checkpoint: it has no config.json. Pass the "
-                             "folder of a MetricX-24 checkpoint (e.g. google/metricx-24-hybrid-large-v2p6).")
         config = MT5Config.from_pretrained(str(self.folder))
-        if config.model_type not in ("mt5", "t5") or config.vocab_size <= SCORE_TOKEN:
-            raise ValueError(f"metricx: {self.folder} holds a {config.model_type!r} model with {config.vocab_size} "
-                             "output rows, not a MetricX (mT5, 250,112-row vocabulary) checkpoint.")
-        has_tokenizer = any((self.folder / f).exists() for f in ("tokenizer.json", "spiece.model"))
-        self.tokenizer_name = tokenizer or (str(self.folder) if has_tokenizer else DEFAULT_TOKENIZER)
-        tokenizer_folder = resolve_checkpoint(self.tokenizer_name, metric="metricx", option="tokenizer")
+        self.tokenizer_name = tokenizer or (DEFAULT_TOKENIZER if tokenizer_layout(self.folder) else str(self.folder))
+        tokenizer_folder = resolve_checkpoint(
+            self.tokenizer_name, metric="metricx", option="tokenizer", allow_patterns=_TOKENIZER_PATTERNS,
+            layout=tokenizer_layout, hint="Pass tokenizer=DIR, a folder holding mT5's tokenizer files.")
         self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_folder))
         try:
             model = MT5ForConditionalGeneration.from_pretrained(str(self.folder), dtype=torch.float32)

@@ -89,7 +89,7 @@ def test_a_hub_id_offline_and_not_cached_says_how_to_download(hub_cache):
     assert str(caught.value) == (
         "m: checkpoint 'short' (hub repository 'org/full-name') is not a local folder, and it is not in the Hugging "
         "Face cache and the hub is offline (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE). Download it once where the hub is "
-        "reachable (huggingface-cli download org/full-name --local-dir DIR --include '*.json' spm.model) and pass "
+        "reachable (hf download org/full-name --local-dir DIR --include '*.json' spm.model) and pass "
         "checkpoint=DIR.")
 
 
@@ -156,7 +156,7 @@ def test_online_a_failed_download_gives_its_reason(monkeypatch):
         resolve_checkpoint("org/name", metric="m", option="model")
     assert str(caught.value) == (
         "m: model 'org/name' (hub repository 'org/name') is not a local folder, and it could not be downloaded "
-        "(OSError: connection refused). Download it once where the hub is reachable (huggingface-cli download "
+        "(OSError: connection refused). Download it once where the hub is reachable (hf download "
         "org/name --local-dir DIR) and pass model=DIR.")
 
 

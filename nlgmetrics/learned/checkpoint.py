@@ -27,7 +27,7 @@ DEFAULT_CHECKPOINT = "Unbabel/wmt22-comet-da"
 HPARAMS = "hparams.yaml"
 CKPT = Path("checkpoints") / "model.ckpt"
 _TOKENIZER_FILES = ("tokenizer.json", "sentencepiece.bpe.model", "vocab.txt")
-_HINT = (f"Pass a COMET checkpoint folder ({HPARAMS} and {CKPT.as_posix()}; e.g. huggingface-cli download "
+_HINT = (f"Pass a COMET checkpoint folder ({HPARAMS} and {CKPT.as_posix()}; e.g. hf download "
          f"{DEFAULT_CHECKPOINT} --local-dir DIR) or a hub id such as {DEFAULT_CHECKPOINT}.")
 
 
@@ -116,6 +116,6 @@ def resolve_encoder_file(
     raise FileNotFoundError(
         f"the COMET checkpoint {checkpoint} needs the {what} of its encoder {name!r} ({reason}). Pass "
         f"encoder='/path/to/{Path(name).name}' (a folder with its config.json and tokenizer files, e.g. from "
-        f"huggingface-cli download {name} config.json tokenizer.json sentencepiece.bpe.model), or copy those files "
+        f"hf download {name} config.json tokenizer.json sentencepiece.bpe.model), or copy those files "
         "into the checkpoint folder; the encoder's weights are not needed (the checkpoint has them)."
     )

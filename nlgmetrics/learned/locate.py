@@ -76,7 +76,7 @@ def _download(name: str, repo: str, metric: str, option: str, allow_patterns: li
     include = " --include " + " ".join(map(shlex.quote, allow_patterns)) if allow_patterns else ""
     raise CheckpointError(
         f"{metric}: {option} {name!r} (hub repository {repo!r}) is not a local folder, and {reason}. Download it once "
-        f"where the hub is reachable (huggingface-cli download {repo} --local-dir DIR{include}) and pass {option}=DIR."
+        f"where the hub is reachable (hf download {repo} --local-dir DIR{include}) and pass {option}=DIR."
     )
 
 
@@ -95,5 +95,5 @@ def _download_failure(exc: Exception) -> str:
     first_line = str(exc).splitlines()[0][:200] if str(exc) else ""
     reason = f"it could not be downloaded ({type(exc).__name__}: {first_line})"
     if type(exc).__name__ == "GatedRepoError":
-        reason += "; a gated repository needs its licence accepted on the hub, then `huggingface-cli login`"
+        reason += "; a gated repository needs its licence accepted on the hub, then `hf auth login`"
     return reason

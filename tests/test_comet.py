@@ -125,6 +125,27 @@ def test_segment_scores_equal_unbabel_comet(built, wmt, name, monkeypatch):
         assert max(expected) - min(expected) > 1e-3  # the random model tells segments apart
 
 
+@pytest.mark.parametrize("name", ["estimator", "unified3", "minilm", "bert_kiwi"])
+def test_padded_forward_equals_unbabel_comet_too(built, wmt, name, monkeypatch):
+    """Encoders the padding-free forward does not take (XLM-R XL) run padded batches, pad positions dropped before
+    the mix and pooling: the same scores (layer norm, avg pooling, joint sequences with BERT's token types)."""
+    from huggingface_hub import constants
+
+    from nlgmetrics.embed.cache import get_cache
+    from nlgmetrics.learned.comet import load_comet
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(built["hub"]))
+    comet = load_comet(str(built["models"][name]))
+    assert comet.packed
+    monkeypatch.setattr(comet, "packed", False)
+    get_cache().clear()
+    try:
+        result = _score(built, name, SYSTEMS[0], wmt, references=None if name == "bert_kiwi" else wmt[1])
+    finally:
+        get_cache().clear()
+    assert max(abs(a - b) for a, b in zip(result["scores"], built["oracle"][name][SYSTEMS[0]])) < 1e-5
+
+
 def test_a_mix_of_the_embeddings_alone_keeps_one_encoder_block(built):
     """The BERT checkpoint's sparsemax mix is one-hot on layer 0: the encoder is cut to one block, not to none
     (transformers 5 returns no hidden states from an encoder without blocks); the parity test checks its scores."""

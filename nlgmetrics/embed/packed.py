@@ -2,8 +2,9 @@
 
 A padded batch of length-sorted texts still spends 10-25% of the encoder's work on pad rows (bert_score's batches of
 WMT17 sentences: 27%). Here the sequences of a batch are concatenated into one ``(T, hidden)`` matrix, so every dense
-layer, GELU and LayerNorm runs on real tokens only; self-attention, the one step that mixes tokens, runs per group
-of equal-length sequences (a batch is length-sorted, so each group is a contiguous block), with no mask::
+layer, GELU and LayerNorm runs on real tokens only. Self-attention, the one step that mixes tokens, runs per group
+of equal-length sequences (a batch is length-sorted, so each group is a contiguous block) with no mask; on CPU with
+short sequences, on q, k, v gathered into one padded grid with pad keys masked (see :func:`_attention`)::
 
     x      = Embeddings(ids, positions restarting at each sequence)           # (T, hidden)
     q,k,v  = x Wq, x Wk, x Wv                                                  # (T, heads, d), packed
@@ -72,16 +73,40 @@ def _equal_length_groups(lengths: Sequence[int]) -> list[tuple[int, int, int]]:
     return groups
 
 
-def _attention(block: torch.nn.Module, x: torch.Tensor, groups: list[tuple[int, int, int]]) -> torch.Tensor:
+class _Layout:
+    """Where each packed row sits in a padded ``(sequences, longest)`` grid, computed once per batch: the padded
+    CPU attention gathers q, k, v into the grid and takes the real rows back out."""
+
+    def __init__(self, lengths: Sequence[int], device: torch.device) -> None:
+        self.count, self.longest = len(lengths), max(lengths)
+        starts = torch.tensor([0, *lengths[:-1]]).cumsum(0)
+        column = torch.arange(self.longest)
+        valid = column.unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)  # (count, longest)
+        self.gather = (starts.unsqueeze(1) + column).masked_fill(~valid, 0).view(-1).to(device)
+        self.back = valid.view(-1).nonzero().view(-1).to(device)  # grid cell of each packed row, in order
+        self.bias = torch.zeros(valid.shape).masked_fill_(~valid, float("-inf")).view(self.count, 1, 1, -1).to(device)
+
+
+def _attention(block: torch.nn.Module, x: torch.Tensor, groups: list[tuple[int, int, int]],
+               layout: _Layout | None) -> torch.Tensor:
     """Self-attention of every sequence over itself only, on packed rows ``x`` (T, hidden) -> (T, heads * d).
 
-    On CPU, sequences up to :data:`EAGER_MAX_LENGTH` tokens use two batched matmuls and a softmax, which is 1.2-3x
-    faster there than SDPA's fused kernel (whose per-block setup dominates on short rows); longer ones and GPUs use
-    SDPA."""
+    On CPU, with every sequence up to :data:`EAGER_MAX_LENGTH` tokens (``layout`` given), the batch's q, k, v are
+    gathered into one padded grid and attended with two batched matmuls and a softmax, pad keys masked by ``-inf``:
+    a handful of kernel calls per layer whatever the number of lengths (on 2 busy cores each call can cost a
+    scheduler slice), and 1.2-3x faster than SDPA's fused kernel on short rows. Otherwise (long sequences, GPUs)
+    each run of equal-length sequences goes through SDPA without a mask."""
     attn = block.attention.self
     heads, d = attn.num_attention_heads, attn.attention_head_size
     scale = getattr(attn, "scaling", None) or d**-0.5
     q, k, v = (proj(x).view(-1, heads, d) for proj in (attn.query, attn.key, attn.value))
+    if layout is not None:
+        def grid(t: torch.Tensor) -> torch.Tensor:
+            return t.index_select(0, layout.gather).view(layout.count, layout.longest, heads, d).transpose(1, 2)
+
+        weights = torch.matmul(grid(q), grid(k).transpose(-1, -2)).mul_(scale).add_(layout.bias).softmax(dim=-1)
+        product = torch.matmul(weights, grid(v)).transpose(1, 2).reshape(-1, heads * d)
+        return product.index_select(0, layout.back)
     out = torch.empty_like(q)
     for start, count, length in groups:
         rows = slice(start, start + count * length)
@@ -89,11 +114,7 @@ def _attention(block: torch.nn.Module, x: torch.Tensor, groups: list[tuple[int, 
         def split(t: torch.Tensor) -> torch.Tensor:
             return t[rows].view(count, length, heads, d).transpose(1, 2)
 
-        if x.device.type == "cpu" and length <= EAGER_MAX_LENGTH:
-            weights = torch.matmul(split(q), split(k).transpose(-1, -2)).mul_(scale).softmax(dim=-1)
-            product = torch.matmul(weights, split(v))
-        else:
-            product = F.scaled_dot_product_attention(split(q), split(k), split(v), scale=scale)
+        product = F.scaled_dot_product_attention(split(q), split(k), split(v), scale=scale)
         out[rows].view(count, length, heads, d).copy_(product.transpose(1, 2))
     return out.view(-1, heads * d)
 
@@ -120,9 +141,10 @@ def packed_hidden_states(
     x = x[0]
     blocks = model.encoder.layer if layer is None else model.encoder.layer[:layer]
     groups = _equal_length_groups(lengths)
+    layout = _Layout(lengths, device) if device.type == "cpu" and max(lengths) <= EAGER_MAX_LENGTH else None
     states = [x]
     for block in blocks:
-        h = block.attention.output(_attention(block, x, groups), x)
+        h = block.attention.output(_attention(block, x, groups, layout), x)
         x = block.output(block.intermediate(h), h)
         if layer is None:
             states.append(x)

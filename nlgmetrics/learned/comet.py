@@ -129,23 +129,20 @@ class LayerMix(nn.Module):
         raw = torch.cat(list(self.scalar_parameters))
         return sparsemax(raw) if self.sparse else torch.softmax(raw, dim=0)
 
-    @staticmethod
-    def _normalise(tensor: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        broadcast = mask.unsqueeze(-1)
-        batch, _, dim = tensor.shape
-        count = mask.sum(1) * dim
-        masked = tensor * broadcast
-        mean = (masked.view(batch, -1).sum(1) / count).view(batch, 1, 1)
-        variance = (((masked - mean) * broadcast) ** 2).view(batch, -1).sum(1) / count
-        return (tensor - mean) / torch.sqrt(variance + 1e-12).view(batch, 1, 1)
-
-    def forward(self, layers: Sequence[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
-        weights = self.weights().split(1)
-        mask = mask.float()
-        mixed: Any = 0
-        for weight, tensor in zip(weights, layers):
-            mixed = mixed + weight * (self._normalise(tensor, mask) if self.layer_norm else tensor)
-        return self.gamma * mixed
+    def packed(self, states: torch.Tensor, sequence: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+        """``E`` at every token of packed ``states`` ``(T, L + 1, hidden)``; ``sequence``: each token's sequence,
+        ``counts``: each sequence's length. ``N`` takes the mean and variance of each (sequence, layer) over its
+        tokens and features."""
+        weights = self.weights()
+        states = states[:, : len(weights)]
+        if self.layer_norm:
+            size = (len(counts), states.shape[1])
+            total = counts.unsqueeze(1) * states.shape[2]
+            mean = states.new_zeros(size).index_add_(0, sequence, states.sum(-1)) / total
+            centred = states - mean[sequence].unsqueeze(-1)
+            variance = states.new_zeros(size).index_add_(0, sequence, centred.square().sum(-1)) / total
+            states = centred / torch.sqrt(variance + 1e-12)[sequence].unsqueeze(-1)
+        return self.gamma * torch.einsum("tlh,l->th", states, weights)
 
 
 class FeedForward(nn.Module):
@@ -313,56 +310,45 @@ class Comet:
         return sequence, len(parts[0])
 
     # -- forward --------------------------------------------------------------------------------------------------
-    def _batch(self, rows: Sequence[list[int]], first: Sequence[int] | None = None) -> torch.Tensor:
-        """Mixed hidden states ``E`` of a padded batch, and its input ids and mask (float32, on the device)."""
+    def _hidden_states(self, rows: Sequence[list[int]], first: Sequence[int] | None) -> torch.Tensor:
+        """Every hidden state the score reads (``H_0 .. H_L``) at every real token of ``rows``, packed: ``(sum of
+        lengths, L + 1, hidden)`` float32. The padding-free forward (:mod:`nlgmetrics.embed.packed`) where the
+        encoder allows it, else a padded batch with the pad positions dropped. ``first``: joint sequences' first
+        segment lengths (BERT's token types: 0 over the first segment, 1 after it, as unbabel-comet)."""
+        types = (None if first is None or not self.family.token_types
+                 else [[0] * n + [1] * (len(row) - n) for row, n in zip(rows, first)])
+        autocast = (torch.autocast(self.device.type, dtype=self.autocast_dtype)
+                    if self.autocast_dtype is not None and self.device.type == "cuda" else nullcontext())
+        if self.packed:
+            with autocast:
+                return packed_hidden_states(self.encoder, rows, None, self.device, token_type_ids=types).float()
         width = max(len(r) for r in rows)
         ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.bool)
         for i, row in enumerate(rows):
             ids[i, : len(row)] = torch.as_tensor(row)
-            mask[i, : len(row)] = 1
-        ids, mask = ids.to(self.device), mask.to(self.device)
+            mask[i, : len(row)] = True
         kwargs = {}
-        if first is not None and self.family.token_types:  # unbabel-comet: 0 over the first segment, 1 after it
-            types = torch.ones_like(ids)
-            for i, n in enumerate(first):
-                types[i, :n] = 0
-            kwargs["token_type_ids"] = types
-        autocast = (torch.autocast(self.device.type, dtype=self.autocast_dtype)
-                    if self.autocast_dtype is not None and self.device.type == "cuda" else nullcontext())
+        if types is not None:
+            kwargs["token_type_ids"] = torch.tensor([t + [0] * (width - len(t)) for t in types]).to(self.device)
+        mask = mask.to(self.device)
         with autocast:
-            out = self.encoder(input_ids=ids, attention_mask=mask, output_hidden_states=True, **kwargs)
-        layers = [h.float() for h in out.hidden_states]
-        mixed = self.mix(layers, mask) if self.mix is not None else layers[self.layer]
-        return mixed, ids, mask
+            out = self.encoder(input_ids=ids.to(self.device), attention_mask=mask.long(), output_hidden_states=True,
+                               **kwargs)
+        return torch.stack(out.hidden_states, dim=2)[mask].float()
 
-    def _pool(self, mixed: torch.Tensor, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        pad = ids.eq(self.pad_id).unsqueeze(-1)
+    def _pooled(self, states: torch.Tensor, lengths: Sequence[int], joint: bool) -> torch.Tensor:
+        """One vector per sequence from packed ``states``: the mix ``E`` (or ``H_layer``), then ``E[0]`` for joint
+        sequences and ``pool: cls``, the mean over tokens for ``avg``, the maximum for ``max``."""
+        counts = torch.tensor(list(lengths), device=states.device)
+        sequence = torch.repeat_interleave(torch.arange(len(counts), device=states.device), counts)
+        mixed = self.mix.packed(states, sequence, counts) if self.mix is not None else states[:, self.layer]
+        if joint or self.pool == "cls":
+            return mixed[counts.cumsum(0) - counts]
+        pooled = torch.zeros((len(counts), mixed.shape[1]), device=mixed.device)
         if self.pool == "avg":
-            return mixed.masked_fill(pad, 0.0).sum(1) / mask.unsqueeze(-1).expand(mixed.shape).float().sum(1)
-        if self.pool == "max":
-            return mixed.masked_fill(pad, float("-inf")).max(dim=1)[0]
-        return mixed[:, 0, :]  # cls
-
-    def _packed_pooled(self, rows: Sequence[list[int]], joint: bool) -> torch.Tensor:
-        """What ``_batch`` + ``_pool`` give (``E[:, 0]`` when ``joint``), from the padding-free forward
-        (:mod:`nlgmetrics.embed.packed`): every sequence's rows without pad tokens, mixed and pooled one by one."""
-        autocast = (torch.autocast(self.device.type, dtype=self.autocast_dtype)
-                    if self.autocast_dtype is not None and self.device.type == "cuda" else nullcontext())
-        with autocast:
-            states = packed_hidden_states(self.encoder, rows, None, self.device).float()  # (T, L + 1, hidden)
-        out = []
-        for sequence in states.split([len(r) for r in rows]):
-            layers = list(sequence.unsqueeze(0).unbind(2))  # each (1, n, hidden)
-            mask = torch.ones(sequence.shape[:1], device=sequence.device).unsqueeze(0)
-            mixed = (self.mix(layers, mask) if self.mix is not None else layers[self.layer])[0]
-            if joint or self.pool == "cls":
-                out.append(mixed[0])
-            elif self.pool == "avg":
-                out.append(mixed.sum(0) / len(mixed))
-            else:
-                out.append(mixed.max(dim=0)[0])
-        return torch.stack(out)
+            return pooled.index_add_(0, sequence, mixed) / counts.unsqueeze(1)
+        return pooled.index_reduce_(0, sequence, mixed, "amax", include_self=False)
 
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
                first: Sequence[int] | None, progress: bool, what: str) -> torch.Tensor:
@@ -389,13 +375,9 @@ class Comet:
             batches = tqdm(batches, desc=f"COMET {what} ({self.device.type})", unit="batch")
         with self.lock, torch.inference_mode():
             for batch in batches:
-                if self.packed and not (joint and self.family.token_types):
-                    pooled = self._packed_pooled([rows[i] for i in batch], joint)
-                else:
-                    mixed, ids, mask = self._batch([rows[i] for i in batch],
-                                                   [first[i] for i in batch] if first is not None else None)
-                    pooled = mixed[:, 0, :] if joint else self._pool(mixed, ids, mask)
-                pooled = pooled.float().cpu()
+                chosen = [rows[i] for i in batch]
+                states = self._hidden_states(chosen, [first[i] for i in batch] if first is not None else None)
+                pooled = self._pooled(states, [len(row) for row in chosen], joint).cpu()
                 for i, vector in zip(batch, pooled):
                     vectors[keys[i]] = vector
                     cache.put(namespace, keys[i], TokenEmbeddings(rows[i], vector.unsqueeze(0).clone()))

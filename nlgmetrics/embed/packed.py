@@ -73,11 +73,13 @@ def _equal_length_groups(lengths: Sequence[int]) -> list[tuple[int, int, int]]:
     return groups
 
 
-class _Layout:
-    """Where each packed row sits in a padded ``(sequences, longest)`` grid, computed once per batch: the padded
-    CPU attention gathers q, k, v into the grid and takes the real rows back out."""
+class Grid:
+    """Where each packed row sits in a padded ``(sequences, longest)`` grid, computed once per batch: attention
+    gathers q, k, v into the grid (``gather``), masks pad keys (``bias``: 0 or ``-inf``, ``(sequences, 1, 1,
+    longest)``) and takes the real rows back out (``back``)."""
 
     def __init__(self, lengths: Sequence[int], device: torch.device) -> None:
+        self.lengths = list(lengths)
         self.count, self.longest = len(lengths), max(lengths)
         starts = torch.tensor([0, *lengths[:-1]]).cumsum(0)
         column = torch.arange(self.longest)
@@ -86,9 +88,17 @@ class _Layout:
         self.back = valid.view(-1).nonzero().view(-1).to(device)  # grid cell of each packed row, in order
         self.bias = torch.zeros(valid.shape).masked_fill_(~valid, float("-inf")).view(self.count, 1, 1, -1).to(device)
 
+    def spread(self, packed: torch.Tensor, heads: int) -> torch.Tensor:
+        """Packed rows ``(T, heads * d)`` as ``(sequences, heads, longest, d)`` (pad cells hold some real row)."""
+        return packed.index_select(0, self.gather).view(self.count, self.longest, heads, -1).transpose(1, 2)
+
+    def collect(self, grid: torch.Tensor) -> torch.Tensor:
+        """``(sequences, heads, longest, d)`` back to packed rows ``(T, heads * d)``, pad cells dropped."""
+        return grid.transpose(1, 2).reshape(self.count * self.longest, -1).index_select(0, self.back)
+
 
 def _attention(block: torch.nn.Module, x: torch.Tensor, groups: list[tuple[int, int, int]],
-               layout: _Layout | None) -> torch.Tensor:
+               layout: Grid | None) -> torch.Tensor:
     """Self-attention of every sequence over itself only, on packed rows ``x`` (T, hidden) -> (T, heads * d).
 
     On CPU, with every sequence up to :data:`EAGER_MAX_LENGTH` tokens (``layout`` given), the batch's q, k, v are
@@ -101,12 +111,9 @@ def _attention(block: torch.nn.Module, x: torch.Tensor, groups: list[tuple[int, 
     scale = getattr(attn, "scaling", None) or d**-0.5
     q, k, v = (proj(x).view(-1, heads, d) for proj in (attn.query, attn.key, attn.value))
     if layout is not None:
-        def grid(t: torch.Tensor) -> torch.Tensor:
-            return t.index_select(0, layout.gather).view(layout.count, layout.longest, heads, d).transpose(1, 2)
-
-        weights = torch.matmul(grid(q), grid(k).transpose(-1, -2)).mul_(scale).add_(layout.bias).softmax(dim=-1)
-        product = torch.matmul(weights, grid(v)).transpose(1, 2).reshape(-1, heads * d)
-        return product.index_select(0, layout.back)
+        q, k, v = (layout.spread(t, heads) for t in (q, k, v))
+        weights = torch.matmul(q, k.transpose(-1, -2)).mul_(scale).add_(layout.bias).softmax(dim=-1)
+        return layout.collect(torch.matmul(weights, v))
     out = torch.empty_like(q)
     for start, count, length in groups:
         rows = slice(start, start + count * length)
@@ -141,7 +148,7 @@ def packed_hidden_states(
     x = x[0]
     blocks = model.encoder.layer if layer is None else model.encoder.layer[:layer]
     groups = _equal_length_groups(lengths)
-    layout = _Layout(lengths, device) if device.type == "cpu" and max(lengths) <= EAGER_MAX_LENGTH else None
+    layout = Grid(lengths, device) if device.type == "cpu" and max(lengths) <= EAGER_MAX_LENGTH else None
     states = [x]
     for block in blocks:
         h = block.attention.output(_attention(block, x, groups, layout), x)

@@ -16,8 +16,9 @@ Scores are errors (MQM-like): 0 is perfect, 25 worst; lower is better. Without s
 the source (as metricx's README says to pass). The tokenizer is mT5's (``tokenizer``, default ``google/mt5-xl`` as in
 metricx's README; a local folder works, or the checkpoint folder when it holds tokenizer files).
 
-Speed: examples are length-sorted into padded batches (little padding), and only the one output row of the LM head is
-computed. Weights are used in float32 (bfloat16 checkpoints are upcast; metricx's ``torch_dtype="auto"`` computes
+Speed: examples are length-sorted into batches that run padding-free (:mod:`nlgmetrics.embed.packed_t5`: the model's
+own modules on real tokens only, checked against the padded forward at load time), and only the one output row of the
+LM head is computed. Weights are used in float32 (bfloat16 checkpoints are upcast; metricx's ``torch_dtype="auto"`` computes
 those in bfloat16); ``dtype="bfloat16"`` autocasts on CUDA.
 """
 
@@ -35,6 +36,7 @@ import numpy as np
 import torch
 
 from nlgmetrics import __version__
+from nlgmetrics.embed.packed_t5 import t5_encoder_states, t5_first_decoder_state
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
 from nlgmetrics.options import checked_options
 from nlgmetrics.learned.locate import resolve_checkpoint
@@ -112,7 +114,9 @@ class MetricXScorer:
             layout=tokenizer_layout, hint="Pass tokenizer=DIR, a folder holding mT5's tokenizer files.")
         self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_folder))
         try:
-            model = MT5ForConditionalGeneration.from_pretrained(str(self.folder), dtype=torch.float32)
+            # eager attention, as metricx's transformers 4 computes it (SDPA's kernel differs by ~1e-5 over 8 layers)
+            model = MT5ForConditionalGeneration.from_pretrained(str(self.folder), dtype=torch.float32,
+                                                                attn_implementation="eager")
         except (OSError, ValueError) as exc:
             raise ValueError(f"metricx: the weights in {self.folder} could not be loaded as an mT5 "
                              f"encoder-decoder ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}).") from None
@@ -124,6 +128,35 @@ class MetricXScorer:
         model.lm_head = None  # only one row of the LM head is read
         self.model = model.eval().to(self.device)
         self._lock = threading.Lock()
+        self.packed = self._packing_matches()
+
+    def _decoded(self, rows: Sequence[list[int]], packed: bool) -> torch.Tensor:
+        """The decoder's final state after one step, one row per token-id sequence: the padding-free forward
+        (:mod:`nlgmetrics.embed.packed_t5`), or the model's own padded forward."""
+        if packed:
+            encoded, grid = t5_encoder_states(self.model.encoder, rows, self.device)
+            return t5_first_decoder_state(self.model.decoder, encoded, grid)
+        width = max(len(row) for row in rows)
+        input_ids = torch.full((len(rows), width), self.model.config.pad_token_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, row in enumerate(rows):
+            input_ids[i, : len(row)] = torch.as_tensor(row, dtype=torch.long)
+            mask[i, : len(row)] = 1
+        input_ids, mask = input_ids.to(self.device), mask.to(self.device)
+        encoded = self.model.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
+        start = torch.zeros((len(rows), 1), dtype=torch.long, device=self.device)
+        return self.model.decoder(input_ids=start, encoder_hidden_states=encoded, encoder_attention_mask=mask,
+                                  use_cache=False).last_hidden_state[:, 0]
+
+    def _packing_matches(self) -> bool:
+        """Whether the padding-free forward gives the padded forward's states on two probe texts (a model whose
+        modules differ from T5's layout fails here, or raises, and keeps the padded forward)."""
+        probe = self.token_ids(["source: A probe. candidate: Eine Probe.", "source: Yes candidate: Ja"])[0]
+        try:
+            with torch.inference_mode():
+                return torch.allclose(self._decoded(probe, True), self._decoded(probe, False), rtol=1e-4, atol=1e-5)
+        except (AttributeError, RuntimeError, TypeError, IndexError):
+            return False
 
     def token_ids(self, texts: Sequence[str]) -> tuple[list[list[int]], int]:
         """Each text's ids as metricx feeds them (no EOS, at most 1535), and how many were cut."""
@@ -147,20 +180,9 @@ class MetricXScorer:
         values = np.empty(len(unique), dtype=np.float64)
         autocast = (torch.autocast(device_type="cuda", dtype=self.autocast_dtype) if self.autocast_dtype is not None
                     else nullcontext())
-        pad = self.model.config.pad_token_id
         with self._lock, torch.inference_mode(), autocast:
             for batch in plan_batches([len(x) for x in ids], batch_size):
-                width = max(len(ids[i]) for i in batch)
-                input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for row, i in enumerate(batch):
-                    input_ids[row, : len(ids[i])] = torch.as_tensor(ids[i], dtype=torch.long)
-                    mask[row, : len(ids[i])] = 1
-                input_ids, mask = input_ids.to(self.device), mask.to(self.device)
-                encoded = self.model.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
-                start = torch.zeros((len(batch), 1), dtype=torch.long, device=self.device)
-                decoded = self.model.decoder(input_ids=start, encoder_hidden_states=encoded,
-                                             encoder_attention_mask=mask, use_cache=False).last_hidden_state[:, 0]
+                decoded = self._decoded([ids[i] for i in batch], self.packed)
                 values[batch] = torch.clamp(decoded.float() @ self.score_row, 0, 25).cpu().numpy()
         position = {text: k for k, text in enumerate(unique)}
         return [float(values[position[text]]) for text in texts]

@@ -2,12 +2,14 @@
 
 No published weights are available offline, and random weights of a published architecture run exactly as fast, so
 the checkpoints are built as the parity tests build them (tests/comet_builder.py: a sentencepiece model trained on
-this WMT17 text, unbabel-comet's own model class, Unbabel's on-disk layout), in two sizes:
+this WMT17 text, unbabel-comet's own model class, Unbabel's on-disk layout), in three sizes:
 
+- ``large``: the same estimator on xlm-roberta-large's shape (24 layers, hidden 1024, 16 heads, FFN 4096), the encoder
+  of wmt22-comet-da itself and the largest this machine holds in reasonable time; 16 segments per system, float32 only
+  (comet-score's half precision on CPU would take hours);
 - ``minilm-size``: a wmt22-comet-da estimator (sparsemax mix, avg pooling, FFN 3072-1024) on an XLM-R encoder of
   Multilingual-MiniLM-L12-H384's shape (12 layers, hidden 384, 12 heads, FFN 1536), the encoder size of
-  eamt22-cometinho-da: the largest this 2-core machine scores in reasonable time (xlm-roberta-large, 24 x 1024, is
-  about 20x the compute);
+  eamt22-cometinho-da;
 - ``small``: the same on a 3-layer, hidden-64 encoder (the parity tests' size: overheads dominate).
 
 Cases: 16 systems (each scored against the same sources and references) and 1 system, ``N`` segments each. The anchor
@@ -18,8 +20,11 @@ choice, not a need. Ours: ``compute_comet`` per system after the model is loaded
 Wall-clock and process CPU seconds are both reported (CPU seconds are steadier on a shared machine).
 ``max_abs_diff`` is against the float32 anchor. Both use 2 torch threads, batch size 16 (comet-score's default).
 
-Run: ``python -m benchmarks.bench_comet [--data ../shared/data] [--quick]`` (default: 48 segments on the
-MiniLM-size model and 100 on the small one, as comet-score's half precision is slow on CPU; quick: the small one).
+Both sides share the 2 cores with nothing else only on a quiet machine: with 2 threads, a busy core turns every
+kernel call into a wait for a scheduler slice, which punishes the side making more calls. Run it alone.
+
+Run: ``python -m benchmarks.bench_comet [--data ../shared/data] [--quick]`` (default: 16 segments on the large
+model, 48 on the MiniLM-size one and 100 on the small one; quick: the small one).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from comet_builder import build_encoder, oracle_scores  # noqa: E402
 
 BATCH = 16
 SIZES = {
+    "large": dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096),
     "minilm-size": dict(hidden_size=384, num_hidden_layers=12, num_attention_heads=12, intermediate_size=1536),
     "small": dict(hidden_size=64, num_hidden_layers=3, num_attention_heads=4, intermediate_size=128),
 }
@@ -78,7 +84,7 @@ def run(data: Path, quick: bool) -> dict:
     work = Path(tempfile.mkdtemp(prefix="bench-comet-"))
     names = list(all_systems)
     texts = sources + reference + [line for name in names[:4] for line in all_systems[name]]
-    plans = [("small", 100)] if quick else [("minilm-size", 48), ("small", 100)]
+    plans = [("small", 100)] if quick else [("large", 16), ("minilm-size", 48), ("small", 100)]
     rows, notes = [], []
     for size, n in plans:
         encoder = build_encoder(work / f"xlmr-{size}", texts, vocab_size=8000, **SIZES[size])
@@ -87,12 +93,13 @@ def run(data: Path, quick: bool) -> dict:
             samples = {name: [{"src": s, "mt": m, "ref": r} for s, m, r in
                               zip(sources[:n], all_systems[name][:n], reference[:n])] for name in chosen}
             job = {"models": [{"folder": str(folder), "hparams": {**ESTIMATOR, "pretrained_model": str(encoder)}}],
-                   "samples": samples, "batch_size": BATCH, "time": [{"half": False}, {"half": True}]}
+                   "samples": samples, "batch_size": BATCH,
+                   "time": [{"half": False}] if size == "large" else [{"half": False}, {"half": True}]}
             anchor = oracle_scores(job, work, timeout=3000)[str(folder)]
             systems = {name: all_systems[name][:n] for name in chosen}
             ours_s, ours_cpu, ours = _ours(folder, sources[:n], reference[:n], systems)
             diff = max(abs(a - b) for name in chosen for a, b in zip(ours[name], anchor["__scores_float32__"][name]))
-            for variant in ("half", "float32"):
+            for variant in ("half", "float32") if size != "large" else ("float32",):
                 rows.append({
                     "case": f"{size}, {label} x {n} segments", "ours_s": ours_s,
                     "anchor": f"comet-score path ({'half(), as comet-score' if variant == 'half' else 'float32'})",

@@ -18,10 +18,12 @@ is comet-score's own code path, timed inside the oracle venv after loading (``lo
 float32 variant (the same without ``half()``) is reported too, since half precision on CPU is comet-score's
 choice, not a need. Ours: ``compute_comet`` per system after the model is loaded, from an empty embedding cache.
 Wall-clock and process CPU seconds are both reported (CPU seconds are steadier on a shared machine).
-``max_abs_diff`` is against the float32 anchor. Both use 2 torch threads, batch size 16 (comet-score's default).
+``max_abs_diff`` is against the float32 anchor. Both use 1 torch thread (``NLGMETRICS_BENCH_THREADS=2`` for two), batch size
+16 (comet-score's default).
 
-Both sides share the 2 cores with nothing else only on a quiet machine: with 2 threads, a busy core turns every
-kernel call into a wait for a scheduler slice, which punishes the side making more calls. Run it alone.
+One thread by default, as bench_bleurt and bench_metricx: on this shared 2-core machine, with 2 threads a busy core
+turns every kernel call into a wait for a scheduler slice (CPU seconds grow too, spinning), which swamps the
+comparison; with 2 threads, run it alone.
 
 Run: ``python -m benchmarks.bench_comet [--data ../shared/data] [--quick]`` (default: 16 segments on the large
 model, 48 on the MiniLM-size one and 100 on the small one; quick: the small one).
@@ -48,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from comet_builder import build_encoder, oracle_scores  # noqa: E402
 
 BATCH = 16
+THREADS = int(os.environ.get("NLGMETRICS_BENCH_THREADS", "1"))
 SIZES = {
     "large": dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096),
     "minilm-size": dict(hidden_size=384, num_hidden_layers=12, num_attention_heads=12, intermediate_size=1536),
@@ -77,8 +80,8 @@ def _ours(folder: Path, sources, reference, systems: dict) -> tuple[float, dict]
     return time.perf_counter() - start, time.process_time() - cpu, scores
 
 
-def run(data: Path, quick: bool) -> dict:
-    torch.set_num_threads(2)
+def run(data: Path, quick: bool, threads: int = THREADS) -> dict:
+    torch.set_num_threads(threads)
     reference, all_systems = load_wmt17_ende(data)
     sources = _sources(data)
     work = Path(tempfile.mkdtemp(prefix="bench-comet-"))
@@ -95,7 +98,8 @@ def run(data: Path, quick: bool) -> dict:
             job = {"models": [{"folder": str(folder), "hparams": {**ESTIMATOR, "pretrained_model": str(encoder)}}],
                    "samples": samples, "batch_size": BATCH,
                    "time": [{"half": False}] if size == "large" else [{"half": False}, {"half": True}]}
-            anchor = oracle_scores(job, work, timeout=3000)[str(folder)]
+            anchor = oracle_scores(job, work, timeout=3000,
+                                   env={"ORACLE_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)})[str(folder)]
             systems = {name: all_systems[name][:n] for name in chosen}
             ours_s, ours_cpu, ours = _ours(folder, sources[:n], reference[:n], systems)
             diff = max(abs(a - b) for name in chosen for a, b in zip(ours[name], anchor["__scores_float32__"][name]))
@@ -111,8 +115,8 @@ def run(data: Path, quick: bool) -> dict:
                 })
     notes.append("checkpoints: random weights, built by unbabel-comet's own classes (tests/comet_builder.py); "
                  "sizes: " + "; ".join(f"{k}: {v}" for k, v in SIZES.items()))
-    notes.append(f"CPU, 2 torch threads, batch size {BATCH}, load time excluded on both sides; ours from an empty "
-                 "embedding cache. The anchor's LRU cache reuses source/reference batches across systems too.")
+    notes.append(f"CPU, {threads} torch thread(s) each side, batch size {BATCH}, load time excluded on both sides; "
+                 "ours from an empty embedding cache. The anchor's LRU cache reuses source/reference batches across systems too.")
     return {"metric": "comet", "rows": rows, "notes": notes}
 
 

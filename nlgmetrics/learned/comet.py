@@ -23,6 +23,17 @@ of ``mix``, ``E = H_k``.
   the ``input_segments`` are encoded *jointly* as one sequence ``<s> mt </s></s> src </s>`` (BERT: ``[SEP]``
   once), ``score = FFN(E[:, 0])``. With both ``src`` and ``ref`` among the segments and given, the score is the mean
   over the three inputs (mt, src), (mt, ref) and (mt, src, ref).
+- **XCOMET** (``xcomet_metric``: XCOMET-XL, XCOMET-XXL): the unified model on ``[mt, src, ref]`` plus a word-level
+  head, tag probabilities ``p[t] = softmax(W H_word_layer[t] + b)`` over (O, minor, major, critical) at each mt
+  token ``t`` (``<s>`` and ``</s>`` included). With ``s_k`` the regression score of input ``k``::
+
+      score = sum_k w_k min(s_k, 1) + 0.22 * (1 - min(P, 25) / 25)
+
+  ``w = (0.12, 0.33, 0.33)`` over (mt, src), (mt, ref), (mt, src, ref); with only ``src`` or only ``ref`` given,
+  the one input with ``w = 0.78``. ``P`` is the MQM penalty of the error spans decoded from the tags ``argmax_c
+  sum_k v_k p_k[t, c]`` (``v = (0.1667, 0.3333, 0.5)``; one input: ``v = 1``): a span is a run of error tags
+  closed by an O tag, with its first tag's severity (minor 1, major 5, critical 10); a run still open at the last
+  mt token is dropped, as unbabel-comet's decoder drops it. There is no normalisation by length.
 
 Inputs are tokenized with truncation to ``max_position_embeddings - 4`` tokens (unbabel-comet's ``max_positions -
 2``); a joint sequence longer than the encoder takes is cut to ``max_position_embeddings - 2`` tokens, as

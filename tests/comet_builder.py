@@ -165,7 +165,7 @@ for model_spec in job["models"]:
         samples = [{k: v for k, v in s.items() if k in keys} for s in samples]
         pred = model.predict(samples, batch_size=job.get("batch_size", 8), gpus=0, progress_bar=False)
         scores[variant + name] = [float(x) for x in pred.scores]
-        for part in model_spec.get("metadata", []):  # e.g. XCOMET's mqm_scores and error_spans, where predict gives them
+        for part in model_spec.get("metadata", []):  # e.g. XCOMET's mqm_scores, where predict gives them
             if part in pred.metadata.keys():
                 scores[f"__{part}__{variant}{name}"] = pred.metadata[part]
     for x, y in job.get("t_tests", []) if scores else []:

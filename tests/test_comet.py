@@ -295,6 +295,17 @@ def test_xcomet_scores_equal_unbabel_comet(built, wmt, given):
     assert all(0 < sum(s > 1 for s in scores) < N for scores in regression)  # the clamp at 1 is exercised
 
 
+def test_xcomet_mqm_score_of_tags():
+    """Spans are runs of error tags closed by O, with their first tag's severity; an open run at the end is dropped
+    (unbabel-comet's decode); the penalty is capped at 25."""
+    from nlgmetrics.learned.comet import mqm_score
+
+    assert mqm_score([0, 0, 0]) == 1.0
+    assert mqm_score([0, 1, 3, 0, 2, 0]) == pytest.approx(1 - 6 / 25)  # minor (its first tag), then major
+    assert mqm_score([0, 2, 0, 3, 3]) == pytest.approx(1 - 5 / 25)  # the critical run never closes
+    assert mqm_score([0, 3, 0] * 4) == 0.0  # 40 capped at 25
+
+
 def test_xcomet_error_labels_must_be_unbabels(built, tmp_path):
     from nlgmetrics.learned.comet import compute_comet
 

@@ -379,7 +379,7 @@ class Comet:
         starts = np.cumsum([0, *lengths[:-1]])
         index = torch.from_numpy(np.concatenate([np.arange(a, a + n) for a, n in zip(starts, first)])).to(states.device)
         probs = torch.softmax(self.tagger(states[index, self.word_layer]), dim=-1).float().cpu()
-        return list(probs.split(list(first)))
+        return [p.clone() for p in probs.split(list(first))]  # clones: the cache keeps each alone
 
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
                first: Sequence[int] | None, progress: bool, what: str) -> tuple[torch.Tensor, list[torch.Tensor]]:

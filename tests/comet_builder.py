@@ -119,7 +119,7 @@ def copy_checkpoint(source: Path, target: Path, **hparams: Any) -> Path:
 
 
 ORACLE_SCRIPT = r'''
-import json, os, sys, time, warnings
+import itertools, json, os, sys, time, warnings
 warnings.filterwarnings("ignore")
 import logging
 logging.disable(logging.WARNING)
@@ -149,6 +149,8 @@ for model_spec in job["models"]:
                     p.normal_(1.0, 0.2)
                 elif name.startswith("encoder"):
                     p.normal_(0, 0.05)
+            for name, value in model_spec.get("fill", {}).items():  # weights a test sets (e.g. XCOMET's tag biases)
+                dict(model.named_parameters())[name].copy_(torch.tensor(value))
         os.makedirs(os.path.dirname(ckpt), exist_ok=True)
         hparams = dict(model.hparams)
         torch.save({"state_dict": model.state_dict(), "hyper_parameters": hparams, "epoch": 0, "global_step": 0,
@@ -157,10 +159,15 @@ for model_spec in job["models"]:
             yaml.safe_dump(hparams, handle)
     model = load_from_checkpoint(ckpt)
     scores = {}
-    for name, samples in ({} if job.get("time") else job.get("samples", {})).items():
-        samples = [{k: v for k, v in s.items() if k in model_spec.get("keys", ["src", "mt", "ref"])} for s in samples]
+    variants = model_spec.get("variants", {"": model_spec.get("keys", ["src", "mt", "ref"])})
+    for (name, samples), (variant, keys) in itertools.product(
+            ({} if job.get("time") else job.get("samples", {})).items(), variants.items()):
+        samples = [{k: v for k, v in s.items() if k in keys} for s in samples]
         pred = model.predict(samples, batch_size=job.get("batch_size", 8), gpus=0, progress_bar=False)
-        scores[name] = [float(x) for x in pred.scores]
+        scores[variant + name] = [float(x) for x in pred.scores]
+        for part in model_spec.get("metadata", []):  # e.g. XCOMET's mqm_scores, where predict gives them
+            if part in pred.metadata.keys():
+                scores[f"__{part}__{variant}{name}"] = pred.metadata[part]
     for x, y in job.get("t_tests", []) if scores else []:
         # comet-compare's paired t-test: its segment scores as a float32 matrix, scipy's ttest_rel(x, y)
         import numpy as np
@@ -196,7 +203,9 @@ print(json.dumps(out))
 def oracle_scores(job: dict, workdir: Path, timeout: int = 900, env: dict[str, str] | None = None) -> dict:
     """Run :data:`ORACLE_SCRIPT` on ``job`` (``models``: [{folder, hparams, seed, keys}], ``samples``: {name: [{src,
     mt, ref}]}) in the oracle venv (``env``: extra environment, e.g. ``HF_HUB_CACHE``); ``{folder: {sample name:
-    scores}}``."""
+    scores}}``. A model may also give ``fill`` ({parameter name: value} set after the random draw), ``variants``
+    ({prefix: keys}: each sample set scored once per key set, as ``prefix + name``) and ``metadata`` (names of
+    ``predict``'s metadata to return, as ``__name__prefix + sample name``)."""
     from oracle_venv import run_oracle
 
     path = Path(workdir) / "oracle_job.json"

@@ -42,6 +42,21 @@ UNIFIED3 = {  # the unified model on [mt, src, ref] (XCOMET's scoring path): mea
     **KIWI, "input_segments": ["mt", "src", "ref"], "layer_transformation": "sparsemax", "layer_norm": False,
     "final_activation": None,
 }
+XCOMET = {  # XCOMET-XL's architecture on the small XLM-R: unified heads plus a word-level tagger on word_layer
+    "class_identifier": "xcomet_metric", "encoder_model": "XLM-RoBERTa", "hidden_sizes": [48, 16],
+    "sent_layer": "mix", "layer_transformation": "sparsemax", "layer_norm": False, "word_layer": 3,
+    "dropout": 0.1, "activations": "Tanh", "final_activation": None,
+}
+XCOMET_ORACLE = {
+    # set weights: a sparsemax mix of layers 0-2 (word_layer 3 lies above it, so the encoder keeps a block the mix
+    # drops), an "O" tag bias giving a few error spans per segment (MQM scores spread over 0..1), and a regression
+    # head whose scores straddle 1 (XCOMET clamps them there)
+    "fill": {**{f"layerwise_attention.scalar_parameters.{i}": [v] for i, v in enumerate([0.3, 0.8, 0.6, -3.0])},
+             "hidden2tag.bias": [1.5, 0.0, 0.0, 0.4], "estimator.ff.6.weight": [[2.0, -2.0] * 8],
+             "estimator.ff.6.bias": [-4.93]},
+    "variants": {"": ["src", "mt", "ref"], "qe:": ["src", "mt"], "ref:": ["mt", "ref"]},
+    "metadata": ["mqm_scores", "error_spans", "src_scores", "ref_scores", "unified_scores"],
+}
 
 MINILM = {  # eamt22-cometinho-da's family: BERT layers over XLM-R's tokenizer; softmax mix with layer norm
     **ESTIMATOR, "encoder_model": "MiniLM", "layer_transformation": "softmax", "layer_norm": True,
@@ -85,11 +100,13 @@ def built(tmp_path_factory, wmt):
     # the same tokenizer as older BERT folders ship it: vocab.txt and tokenizer_config.json, no tokenizer.json
     bert_vocab = shutil.copytree(bert, work / "bert-vocab-tiny", ignore=shutil.ignore_patterns("tokenizer.json"))
     specs = {"estimator": (ESTIMATOR, encoder), "kiwi": (KIWI, encoder), "unified3": (UNIFIED3, encoder),
-             "minilm": (MINILM, minilm), "bert": (BERT, bert), "bert_kiwi": (BERT_KIWI, bert_vocab)}
+             "minilm": (MINILM, minilm), "bert": (BERT, bert), "bert_kiwi": (BERT_KIWI, bert_vocab),
+             "xcomet": (XCOMET, encoder)}
     models = {name: work / f"{name}-tiny" for name in specs}
+    extra = {"xcomet": XCOMET_ORACLE}
     job = {
-        "models": [{"folder": str(models[name]), "hparams": {**hparams, "pretrained_model": str(folder)}, "seed": i}
-                   for i, (name, (hparams, folder)) in enumerate(specs.items())],
+        "models": [{"folder": str(models[name]), "hparams": {**hparams, "pretrained_model": str(folder)}, "seed": i,
+                    **extra.get(name, {})} for i, (name, (hparams, folder)) in enumerate(specs.items())],
         "samples": {system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
                     for system, outputs in systems.items()},
         "batch_size": 8, "t_tests": [list(SYSTEMS)],
@@ -125,7 +142,7 @@ def test_segment_scores_equal_unbabel_comet(built, wmt, name, monkeypatch):
         assert max(expected) - min(expected) > 1e-3  # the random model tells segments apart
 
 
-@pytest.mark.parametrize("name", ["estimator", "unified3", "minilm", "bert_kiwi"])
+@pytest.mark.parametrize("name", ["estimator", "unified3", "minilm", "bert_kiwi", "xcomet"])
 def test_padded_forward_equals_unbabel_comet_too(built, wmt, name, monkeypatch):
     """Encoders the padding-free forward does not take (XLM-R XL) run padded batches, pad positions dropped before
     the mix and pooling: the same scores (layer norm, avg pooling, joint sequences with BERT's token types)."""
@@ -249,12 +266,52 @@ def test_an_encoder_not_found_offline_says_how_to_point_at_a_folder(built, wmt, 
     assert scored["scores"] == pytest.approx(built["oracle"]["estimator"][SYSTEMS[0]][:4], abs=1e-5)
 
 
-def test_xcomet_is_refused_rather_than_scored_as_another_model(built, tmp_path):
+@pytest.mark.parametrize("given", ["src+ref", "src", "ref"])
+def test_xcomet_scores_equal_unbabel_comet(built, wmt, given):
+    """XCOMET with source and reference (three inputs), source only (QE) and reference only (one input each):
+    clamped regression scores plus 0.22 x the MQM score of the decoded error spans."""
+    from nlgmetrics.learned.comet import load_comet
+
+    sources, reference, systems = wmt
+    prefix = {"src+ref": "", "src": "qe:", "ref": "ref:"}[given]
+    oracle = built["oracle"]["xcomet"]
+    comet = load_comet(str(built["models"]["xcomet"]))
+    assert len(comet.mix.weights()) == 3 and len(comet.encoder.encoder.layer) == 3  # word_layer 3 kept
+    for system in SYSTEMS:
+        if given == "ref":  # compute_comet always takes sources; the model scores (mt, ref) alone
+            scores, _ = comet.score(None, systems[system], reference, batch_size=8)
+        else:
+            scores = _score(built, "xcomet", system, wmt, references=reference if "ref" in given else None)["scores"]
+        expected = oracle[prefix + system]
+        assert max(abs(a - b) for a, b in zip(scores, expected)) < 1e-5
+        # the tagger predicts a mix of tags: a few error spans per segment, MQM scores spread over 0..1 (a wrong
+        # span or severity moves a score by >= 0.22 x 0.04, far above the tolerance)
+        mqm = oracle[f"__mqm_scores__{prefix}{system}"]
+        spans = oracle[f"__error_spans__{prefix}{system}"]
+        assert 1.0 in mqm and min(mqm) < 0.5 and len(set(mqm)) > 5
+        assert N < sum(map(len, spans)) < 6 * N
+        assert {span["severity"] for segment in spans for span in segment} == {"minor", "major", "critical"}
+    regression = [oracle[f"__{part}_scores__{SYSTEMS[0]}"] for part in ("src", "ref", "unified")]
+    assert all(0 < sum(s > 1 for s in scores) < N for scores in regression)  # the clamp at 1 is exercised
+
+
+def test_xcomet_mqm_score_of_tags():
+    """Spans are runs of error tags closed by O, with their first tag's severity; an open run at the end is dropped
+    (unbabel-comet's decode); the penalty is capped at 25."""
+    from nlgmetrics.learned.comet import mqm_score
+
+    assert mqm_score([0, 0, 0]) == 1.0
+    assert mqm_score([0, 1, 3, 0, 2, 0]) == pytest.approx(1 - 6 / 25)  # minor (its first tag), then major
+    assert mqm_score([0, 2, 0, 3, 3]) == pytest.approx(1 - 5 / 25)  # the critical run never closes
+    assert mqm_score([0, 3, 0] * 4) == 0.0  # 40 capped at 25
+
+
+def test_xcomet_error_labels_must_be_unbabels(built, tmp_path):
     from nlgmetrics.learned.comet import compute_comet
 
-    xcomet = copy_checkpoint(built["models"]["unified3"], tmp_path / "xcomet", class_identifier="xcomet_metric")
-    with pytest.raises(ValueError, match="is an XCOMET checkpoint: its score combines .* MQM score of the error spans"):
-        compute_comet(["a"], ["a"], sources=["a"], model=str(xcomet))
+    other = copy_checkpoint(built["models"]["xcomet"], tmp_path / "xcomet", error_labels=["minor", "major"])
+    with pytest.raises(ValueError, match=r"error_labels must be \[minor, major, critical\]"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(other))
 
 
 def test_cli_scores_with_sources(built, wmt, tmp_path, capsys):

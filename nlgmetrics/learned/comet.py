@@ -23,6 +23,17 @@ of ``mix``, ``E = H_k``.
   the ``input_segments`` are encoded *jointly* as one sequence ``<s> mt </s></s> src </s>`` (BERT: ``[SEP]``
   once), ``score = FFN(E[:, 0])``. With both ``src`` and ``ref`` among the segments and given, the score is the mean
   over the three inputs (mt, src), (mt, ref) and (mt, src, ref).
+- **XCOMET** (``xcomet_metric``: XCOMET-XL, XCOMET-XXL): the unified model on ``[mt, src, ref]`` plus a word-level
+  head, tag probabilities ``p[t] = softmax(W H_word_layer[t] + b)`` over (O, minor, major, critical) at each mt
+  token ``t`` (``<s>`` and ``</s>`` included). With ``s_k`` the regression score of input ``k``::
+
+      score = sum_k w_k min(s_k, 1) + 0.22 * (1 - min(P, 25) / 25)
+
+  ``w = (0.12, 0.33, 0.33)`` over (mt, src), (mt, ref), (mt, src, ref); with only ``src`` or only ``ref`` given,
+  the one input with ``w = 0.78``. ``P`` is the MQM penalty of the error spans decoded from the tags ``argmax_c
+  sum_k v_k p_k[t, c]`` (``v = (0.1667, 0.3333, 0.5)``; one input: ``v = 1``): a span is a run of error tags
+  closed by an O tag, with its first tag's severity (minor 1, major 5, critical 10); a run still open at the last
+  mt token is dropped, as unbabel-comet's decoder drops it. There is no normalisation by length.
 
 Inputs are tokenized with truncation to ``max_position_embeddings - 4`` tokens (unbabel-comet's ``max_positions -
 2``); a joint sequence longer than the encoder takes is cut to ``max_position_embeddings - 2`` tokens, as
@@ -76,7 +87,11 @@ from nlgmetrics.learned.checkpoint import (
 
 VERSION = "1"
 ESTIMATORS = ("regression_metric", "referenceless_regression_metric")
-UNIFIED = ("unified_metric",)
+UNIFIED = ("unified_metric", "xcomet_metric")
+XCOMET_WEIGHTS = (0.12, 0.33, 0.33)  # XCOMETMetric.score_weights of (mt, src), (mt, ref), (mt, src, ref); MQM: 0.22
+XCOMET_MQM_WEIGHT = 0.22
+XCOMET_SPAN_WEIGHTS = (0.1667, 0.3333, 0.5)  # input_weights_spans: the tag probabilities' mix over the three inputs
+XCOMET_PENALTY = {1: 1, 2: 5, 3: 10}  # tag id (LabelSet: O=0, I-minor, I-major, I-critical) -> MQM penalty
 
 
 @dataclass(frozen=True)
@@ -184,11 +199,6 @@ class Comet:
         self.hparams = hparams = read_hparams(folder)
         state = read_state_dict(folder)
         self.kind = hparams["class_identifier"]
-        if self.kind == "xcomet_metric":
-            raise CheckpointError(
-                f"{folder} is an XCOMET checkpoint: its score combines the regression heads with an MQM score of the "
-                "error spans its word-level head decodes, which nlgmetrics does not compute (yet); scoring it as a "
-                "plain unified model would give another number. Use unbabel-comet for XCOMET.")
         if self.kind not in ESTIMATORS + UNIFIED:
             raise CheckpointError(f"{folder}: COMET model class {self.kind!r} gives no segment score here (supported: "
                                   f"{', '.join(ESTIMATORS + UNIFIED)}); ranking models only rank.")
@@ -236,8 +246,20 @@ class Comet:
                                 hparams.get("final_activation"), float(hparams.get("dropout", 0.1)))
         self._load(self.head, state, "estimator.")
         self.segments = list(hparams.get("input_segments") or ["mt", "src", "ref"])
+        self.tagger = self.word_layer = None
+        if self.kind == "xcomet_metric":
+            self.segments = ["mt", "src", "ref"]  # XCOMETMetric sets these whatever the hparams say
+            if list(hparams.get("error_labels", ["minor", "major", "critical"])) != ["minor", "major", "critical"]:
+                raise CheckpointError(f"{folder}: XCOMET's error_labels must be [minor, major, critical] (as "
+                                      "unbabel-comet asserts).")
+            self.word_layer = hparams.get("word_layer", 36)
+            if not (isinstance(self.word_layer, int) and 0 <= self.word_layer < self.num_layers):
+                raise CheckpointError(f"{folder}: word_layer {self.word_layer!r} is not a layer index below "
+                                      f"{self.num_layers}.")
+            self.tagger = nn.Linear(hidden, 1 + len(XCOMET_PENALTY))
+            self._load(self.tagger, state, "hidden2tag.")
         self._drop_unused_layers()
-        for module in (self.encoder, self.mix, self.head):
+        for module in (self.encoder, self.mix, self.head, self.tagger):
             if module is not None:
                 module.to(self.device).eval()
         probe = self.token_ids(["A short probe.", "A somewhat longer probe sentence, with a comma."])[0]
@@ -249,7 +271,8 @@ class Comet:
 
     def _drop_unused_layers(self) -> None:
         """Run the encoder only up to the last layer the score reads: ``layer: k``, or the last layer a sparsemax mix
-        gives a non-zero weight (sparsemax sets weights exactly to 0, so the layers above add exactly nothing)."""
+        gives a non-zero weight (sparsemax sets weights exactly to 0, so the layers above add exactly nothing), and
+        XCOMET's ``word_layer``."""
         if self.mix is None:
             last = self.layer
         elif self.mix.sparse:
@@ -258,12 +281,12 @@ class Comet:
             self.mix.scalar_parameters = self.mix.scalar_parameters[: last + 1]
         else:
             return
+        last = max(last, self.word_layer or 0)
         blocks = self.encoder.encoder.layer
         if last < len(blocks):
             # at least one block: transformers 5 records hidden states with hooks on the blocks, so an encoder cut
             # to none returns no hidden states at all, not even the embeddings (a mix that weights only layer 0)
             self.encoder.encoder.layer = blocks[: max(last, 1)]
-            self.layer = last if self.mix is None else self.layer
 
     @staticmethod
     def _load(module: nn.Module, state: dict, prefix: str, optional: tuple[str, ...] = ()) -> None:
@@ -350,20 +373,34 @@ class Comet:
             return pooled.index_add_(0, sequence, mixed) / counts.unsqueeze(1)
         return pooled.index_reduce_(0, sequence, mixed, "amax", include_self=False)
 
+    def _tag_probs(self, states: torch.Tensor, lengths: Sequence[int], first: Sequence[int]) -> list[torch.Tensor]:
+        """XCOMET's word-level head on the first segment (mt) of each packed joint sequence: ``softmax(W H_word +
+        b)`` per mt token, ``(n_mt, 4)`` float32 on CPU."""
+        starts = np.cumsum([0, *lengths[:-1]])
+        index = torch.from_numpy(np.concatenate([np.arange(a, a + n) for a, n in zip(starts, first)])).to(states.device)
+        probs = torch.softmax(self.tagger(states[index, self.word_layer]), dim=-1).float().cpu()
+        return [p.clone() for p in probs.split(list(first))]  # clones: the cache keeps each alone
+
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
-               first: Sequence[int] | None, progress: bool, what: str) -> torch.Tensor:
+               first: Sequence[int] | None, progress: bool, what: str) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """One vector per key: the pooled sentence embedding (estimators) or ``E[:, 0]`` (unified), from the cache
-        or encoded in length-sorted batches (longest first) and cached."""
+        or encoded in length-sorted batches (longest first) and cached; for XCOMET also each key's mt tag
+        probabilities (:meth:`_tag_probs`; else an empty list)."""
         cache = get_cache()
         namespace = f"{self.namespace}:{'joint' if joint else 'sent'}"
+        tagged = joint and self.tagger is not None
         vectors: dict[str, torch.Tensor] = {}
+        probs: dict[str, torch.Tensor] = {}
         todo: list[int] = []
         for i, key in enumerate(keys):
             if key in vectors:
                 continue
             entry = cache.get(namespace, key)
-            if entry is not None:
+            tags = cache.get(f"{namespace}:tags", key) if tagged and entry is not None else None
+            if entry is not None and (tags is not None or not tagged):
                 vectors[key] = entry.embeddings[0]
+                if tags is not None:
+                    probs[key] = tags.embeddings
             else:
                 vectors[key] = None  # type: ignore[assignment]
                 todo.append(i)
@@ -376,12 +413,17 @@ class Comet:
         with self.lock, torch.inference_mode():
             for batch in batches:
                 chosen = [rows[i] for i in batch]
+                lengths = [len(row) for row in chosen]
                 states = self._hidden_states(chosen, [first[i] for i in batch] if first is not None else None)
-                pooled = self._pooled(states, [len(row) for row in chosen], joint).cpu()
+                pooled = self._pooled(states, lengths, joint).cpu()
                 for i, vector in zip(batch, pooled):
                     vectors[keys[i]] = vector
                     cache.put(namespace, keys[i], TokenEmbeddings(rows[i], vector.unsqueeze(0).clone()))
-        return torch.stack([vectors[key] for key in keys])
+                if tagged:
+                    for i, tags in zip(batch, self._tag_probs(states, lengths, [first[i] for i in batch])):
+                        probs[keys[i]] = tags
+                        cache.put(f"{namespace}:tags", keys[i], TokenEmbeddings(rows[i][: len(tags)], tags))
+        return torch.stack([vectors[key] for key in keys]), [probs[key] for key in keys if tagged]
 
     def _head(self, features: torch.Tensor) -> list[float]:
         with self.lock, torch.inference_mode():
@@ -400,7 +442,7 @@ class Comet:
         tokens = dict(zip(distinct, token_rows))
         if self.kind in ESTIMATORS:
             rows = [tokens[t] for t in distinct]
-            vectors = self._embed(distinct, rows, batch_size, False, None, progress, "sentences")
+            vectors, _ = self._embed(distinct, rows, batch_size, False, None, progress, "sentences")
             index = {t: i for i, t in enumerate(distinct)}
             m, s = (vectors[[index[t] for t in texts[name]]] for name in ("mt", "src"))
             if self.kind == "regression_metric":
@@ -411,7 +453,7 @@ class Comet:
             return self._head(features), cut
         used = [name for name in ("mt", "src", "ref") if name in self.segments and name in given]
         combos = [["mt", "src"], ["mt", "ref"], ["mt", "src", "ref"]] if used == ["mt", "src", "ref"] else [used]
-        per_combo = []
+        per_combo, tag_probs = [], []
         for combo in combos:
             keys, rows, first = [], [], []
             for i in range(len(predictions)):
@@ -420,9 +462,41 @@ class Comet:
                 keys.append("\x00".join(combo) + "\x00" + "\x00".join(texts[name][i] for name in combo))
                 rows.append(row)
                 first.append(n_first)
-            vectors = self._embed(keys, rows, batch_size, True, first, progress, "+".join(combo))
+            vectors, probs = self._embed(keys, rows, batch_size, True, first, progress, "+".join(combo))
             per_combo.append(torch.tensor(self._head(vectors)))
+            tag_probs.append(probs)
+        if self.kind == "xcomet_metric":
+            return xcomet_scores(per_combo, tag_probs), cut
         return torch.stack(per_combo).mean(0).tolist(), cut
+
+
+def mqm_score(tags: Sequence[int]) -> float:
+    """XCOMET's MQM score of one mt's tags: ``1 - min(P, 25) / 25``, ``P`` the sum of the spans' penalties (minor
+    1, major 5, critical 10). A span is a run of error tags closed by an ``O`` tag, with its first tag's severity;
+    a run still open at the mt's last token (``</s>``) is not a span (unbabel-comet's ``decode``)."""
+    penalty, severity = 0, 0
+    for tag in tags:
+        if tag and not severity:
+            severity = tag
+        elif not tag and severity:
+            penalty, severity = penalty + XCOMET_PENALTY[severity], 0
+    return 1 - min(penalty, 25) / 25
+
+
+def xcomet_scores(regression: Sequence[torch.Tensor], tag_probs: Sequence[Sequence[torch.Tensor]]) -> list[float]:
+    """XCOMET's segment scores from the regression scores ``s_k`` and mt tag probabilities ``p_k`` of each input
+    ``k`` (three: (mt, src), (mt, ref), (mt, src, ref); or the one given)::
+
+        score = sum_k w_k min(s_k, 1) + 0.22 * mqm_score(argmax_c sum_k v_k p_k[t, c]  for each mt token t)
+
+    ``w = (0.12, 0.33, 0.33)``, ``v = (0.1667, 0.3333, 0.5)``; one input: ``w = 0.78``, ``v = 1``."""
+    if len(regression) == 3:
+        weights, span_weights = XCOMET_WEIGHTS, XCOMET_SPAN_WEIGHTS
+    else:
+        weights, span_weights = (sum(XCOMET_WEIGHTS),), (1.0,)
+    scores = sum(w * torch.clamp(s, max=1.0) for w, s in zip(weights, regression))
+    tags = [sum(v * p for v, p in zip(span_weights, segment)).argmax(-1).tolist() for segment in zip(*tag_probs)]
+    return [float(s) + XCOMET_MQM_WEIGHT * mqm_score(t) for s, t in zip(scores.tolist(), tags)]
 
 
 _MODELS: dict[tuple, Comet] = {}

@@ -121,9 +121,10 @@ def _score(built, name, system, wmt, **kwargs):
 
     sources, reference, systems = wmt
     refs = kwargs.pop("references", reference)
+    srcs = kwargs.pop("sources", sources)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return compute_comet(systems[system], refs, sources=sources, model=str(built["models"][name]), batch_size=8,
+        return compute_comet(systems[system], refs, sources=srcs, model=str(built["models"][name]), batch_size=8,
                              **kwargs)
 
 
@@ -218,6 +219,10 @@ def test_missing_sources_and_references_are_named(built, wmt):
         compute_comet(systems[SYSTEMS[0]], None, sources=sources, model=model)
     with pytest.raises(ValueError, match="2 predictions but 1 sources"):
         compute_comet(["a", "b"], ["a", "b"], sources=["x"], model=model)
+    with pytest.raises(ValueError, match="COMET needs sources"):  # XCOMET scores from references, not from nothing
+        compute_comet(systems[SYSTEMS[0]], None, model=str(built["models"]["xcomet"]))
+    with pytest.raises(ValueError, match="COMET needs sources"):  # COMET-Kiwi reads no references
+        compute_comet(systems[SYSTEMS[0]], reference, model=str(built["models"]["kiwi"]))
     with pytest.raises(ValueError, match=r"one reference per prediction; references\[0\] has 2"):
         compute_comet(["a"], [["a", "b"]], sources=["x"], model=model)
 
@@ -278,10 +283,8 @@ def test_xcomet_scores_equal_unbabel_comet(built, wmt, given):
     comet = load_comet(str(built["models"]["xcomet"]))
     assert len(comet.mix.weights()) == 3 and len(comet.encoder.encoder.layer) == 3  # word_layer 3 kept
     for system in SYSTEMS:
-        if given == "ref":  # compute_comet always takes sources; the model scores (mt, ref) alone
-            scores, _ = comet.score(None, systems[system], reference, batch_size=8)
-        else:
-            scores = _score(built, "xcomet", system, wmt, references=reference if "ref" in given else None)["scores"]
+        scores = _score(built, "xcomet", system, wmt, references=reference if "ref" in given else None,
+                        sources=sources if "src" in given else None)["scores"]
         expected = oracle[prefix + system]
         assert max(abs(a - b) for a, b in zip(scores, expected)) < 1e-5
         # the tagger predicts a mix of tags: a few error spans per segment, MQM scores spread over 0..1 (a wrong

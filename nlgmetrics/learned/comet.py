@@ -303,6 +303,12 @@ class Comet:
         return self.kind == "regression_metric" or (self.kind in UNIFIED and "ref" in self.segments)
 
     @property
+    def requires_sources(self) -> bool:
+        """Whether scoring needs sources: all but the unified models with references among their inputs (XCOMET,
+        unified [mt, src, ref] models score (mt, ref) alone)."""
+        return self.kind in ESTIMATORS or "ref" not in self.segments
+
+    @property
     def requires_references(self) -> bool:
         return self.kind == "regression_metric" or (self.kind in UNIFIED and "src" not in self.segments)
 
@@ -550,7 +556,8 @@ def compute_comet(
     """COMET segment scores and their mean (see the module docstring).
 
     Args:
-        predictions: the translations (``mt``). sources: their source sentences (``src``; required).
+        predictions: the translations (``mt``). sources: their source sentences (``src``; required, except by
+            XCOMET and unified [mt, src, ref] models given references).
         references: one reference per prediction (``ref``); optional (and unused, with a warning) for the
             reference-free models (wmt22-cometkiwi-da, comet-qe).
         model: a checkpoint folder (``hparams.yaml`` + ``checkpoints/model.ckpt``) or hub id (default
@@ -563,13 +570,11 @@ def compute_comet(
         ``mean_score`` (the system score: the mean of ``scores``), ``scores`` (one per segment), ``signature``.
     """
     predictions = check_predictions(predictions)
-    if sources is None:
-        raise ValueError("COMET needs sources: the source sentences the predictions translate, one per prediction "
-                         "(sources=[...]; --sources FILE on the command line).")
-    sources = check_predictions(sources, "sources")
-    if len(sources) != len(predictions):
-        raise ValueError(f"got {len(predictions)} predictions but {len(sources)} sources: pass one source per "
-                         "prediction.")
+    if sources is not None:
+        sources = check_predictions(sources, "sources")
+        if len(sources) != len(predictions):
+            raise ValueError(f"got {len(predictions)} predictions but {len(sources)} sources: pass one source per "
+                             "prediction.")
     if not predictions:
         raise ValueError("no examples to score: predictions is empty.")
     batch_size = check_batch_size(batch_size)
@@ -578,6 +583,10 @@ def compute_comet(
             raise ValueError(f"gpus must be a number of GPUs (0 = CPU), got {gpus!r}.")
         device = "cuda" if gpus > 0 else "cpu"
     comet = load_comet(model, encoder=encoder, device=device, dtype=dtype)
+    if sources is None and (comet.requires_sources or references is None):
+        raise ValueError("COMET needs sources: the source sentences the predictions translate, one per prediction "
+                         "(sources=[...]; --sources FILE on the command line). Only XCOMET and unified models with "
+                         "references among their inputs score from references alone.")
     refs = None
     if references is not None:
         if comet.reads_references:

@@ -151,8 +151,34 @@ def compute_sharded(
     """
     import torch.distributed as dist
 
+    def costs(texts: list[str]) -> list[int]:
+        counts = [len(ids) for ids in encoder.token_ids(texts)]
+        return [min(c, encoder.max_len) for c in counts] if long_text == "truncate" else counts
+
+    def compute(texts: list[str]) -> list[tuple[list[int], Any]]:
+        entries = encoder.compute(texts, layer, batch_size=batch_size, long_text=long_text,
+                                  progress=progress and dist.get_rank() == 0)
+        return [(e.input_ids, e.embeddings) for e in entries]
+
+    pairs = encode_sharded(encoder.namespace(layer, long_text), missing, costs, compute)
+    return [(text, TokenEmbeddings(list(ids), emb)) for text, (ids, emb) in pairs]
+
+
+def encode_sharded(
+    namespace: str,
+    missing: Sequence[str],
+    costs: Callable[[list[str]], Sequence[float]],
+    compute: Callable[[list[str]], Sequence[T]],
+) -> list[tuple[str, T]]:
+    """(key, value) for the union over ranks of the ``missing`` keys (steps 1-4 of the module docstring), each value
+    computed on one rank only: ``costs(keys)`` gives each key's load, ``compute(keys)`` one value per key.
+
+    A collective call: every rank must call it for the same ``namespace`` (else ``RuntimeError`` on every rank), with
+    its own ``missing``, possibly empty. The result is the same on every rank.
+    """
+    import torch.distributed as dist
+
     rank, world = dist.get_rank(), dist.get_world_size()
-    namespace = encoder.namespace(layer, long_text)
     requests: list[Any] = [None] * world
     dist.all_gather_object(requests, (namespace, list(missing)))
     if any(ns != namespace for ns, _ in requests):
@@ -161,29 +187,15 @@ def compute_sharded(
             "sharded encoding: the ranks asked for different encoders or layers in the same step "
             f"({others}); every rank must make the same embedding calls (same model, options and inputs)."
         )
-    union = list(dict.fromkeys(text for _, texts in requests for text in texts))
+    union = list(dict.fromkeys(key for _, keys in requests for key in keys))
     if not union:
         return []
-    counts: list[Any] = [None] * world
-    dist.all_gather_object(counts, [len(ids) for ids in encoder.token_ids(union[rank::world])])
-    costs = [0] * len(union)
-    for r, part in enumerate(counts):
-        costs[r::world] = part
-    if long_text == "truncate":
-        costs = [min(c, encoder.max_len) for c in costs]
-    shard = split_by_cost(costs, world)[rank]
-    computed = (
-        encoder.compute([union[k] for k in shard], layer, batch_size=batch_size, long_text=long_text,
-                        progress=progress and rank == 0)
-        if shard else []
-    )
     gathered: list[Any] = [None] * world
-    dist.all_gather_object(gathered, [(k, e.input_ids, e.embeddings) for k, e in zip(shard, computed)])
-    entries: list[TokenEmbeddings | None] = [None] * len(union)
-    for part in gathered:
-        for k, ids, emb in part:
-            entries[k] = TokenEmbeddings(list(ids), emb)
-    return list(zip(union, entries))  # type: ignore[arg-type]
+    dist.all_gather_object(gathered, list(costs(union[rank::world])))
+    loads: list[float] = [0] * len(union)
+    for r, part in enumerate(gathered):
+        loads[r::world] = part
+    return list(zip(union, _shard_and_gather(compute, union, loads)))
 
 
 def map_sharded(function: Callable[[list], Sequence[Any]], items: Sequence[Any], costs: Sequence[float]) -> list:
@@ -195,6 +207,11 @@ def map_sharded(function: Callable[[list], Sequence[Any]], items: Sequence[Any],
     """
     if not active():
         return list(function(list(items)))
+    return _shard_and_gather(function, items, costs)
+
+
+def _shard_and_gather(function: Callable[[list], Sequence[Any]], items: Sequence[Any], costs: Sequence[float]) -> list:
+    """:func:`map_sharded`'s collective part: this rank's share of ``items`` through ``function``, gathered in order."""
     import torch.distributed as dist
 
     rank, world = dist.get_rank(), dist.get_world_size()

@@ -35,7 +35,8 @@ references costs one pass over the sources and references plus one per system ou
 The encoder runs padding-free where it can (:mod:`nlgmetrics.embed.packed`: XLM-R
 and BERT layouts, checked against the padded forward at load time), and only up to the last layer the score reads
 (a sparsemax mix gives some layers exactly zero weight). On CUDA, ``dtype='bfloat16'``/``'float16'`` runs the
-encoder under autocast.
+encoder under autocast. Under torch.distributed, ``distributed=True``/``"auto"`` shares the encoding of the same
+inputs out across the ranks (:mod:`nlgmetrics.embed.distributed`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ import torch
 from torch import nn
 
 from nlgmetrics.embed.cache import TokenEmbeddings, get_cache
+from nlgmetrics.embed.distributed import active as sharding_active
+from nlgmetrics.embed.distributed import check_mode, encode_sharded, score_sharded
 from nlgmetrics.embed.encoder import (
     _DTYPES,
     _dtype_name,
@@ -365,26 +368,47 @@ class Comet:
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
                first: Sequence[int] | None, progress: bool, what: str) -> torch.Tensor:
         """One vector per key: the pooled sentence embedding (estimators) or ``E[:, 0]`` (unified), from the cache
-        or encoded in length-sorted batches (longest first) and cached."""
+        or encoded and cached. With sharding active (:mod:`nlgmetrics.embed.distributed`) the keys missing on any rank
+        are split across the ranks by token count and every rank caches all of them (a collective call)."""
         cache = get_cache()
         namespace = f"{self.namespace}:{'joint' if joint else 'sent'}"
+        index: dict[str, int] = {}
         vectors: dict[str, torch.Tensor] = {}
-        todo: list[int] = []
         for i, key in enumerate(keys):
-            if key in vectors:
-                continue
-            entry = cache.get(namespace, key)
-            if entry is not None:
-                vectors[key] = entry.embeddings[0]
-            else:
-                vectors[key] = None  # type: ignore[assignment]
-                todo.append(i)
-        order = sorted(todo, key=lambda i: -len(rows[i]))
+            if key not in index:
+                index[key] = i
+                entry = cache.get(namespace, key)
+                if entry is not None:
+                    vectors[key] = entry.embeddings[0]
+        missing = [key for key in index if key not in vectors]
+
+        def encode(todo: list[str]) -> list[torch.Tensor]:
+            rows_of = [index[key] for key in todo]
+            return self._encode([rows[i] for i in rows_of], None if first is None else [first[i] for i in rows_of],
+                                batch_size, joint, progress, what)
+
+        if sharding_active():
+            def costs(todo: list[str]) -> list[int]:
+                return [len(rows[index[key]]) for key in todo]
+
+            computed = encode_sharded(namespace, missing, costs, encode)
+        else:
+            computed = list(zip(missing, encode(missing))) if missing else []
+        for key, vector in computed:
+            vectors[key] = vector
+            cache.put(namespace, key, TokenEmbeddings(rows[index[key]], vector.unsqueeze(0)))
+        return torch.stack([vectors[key] for key in keys])
+
+    def _encode(self, rows: Sequence[list[int]], first: Sequence[int] | None, batch_size: int, joint: bool,
+                progress: bool, what: str) -> list[torch.Tensor]:
+        """One float32 CPU vector per row, encoded in length-sorted batches (longest first)."""
+        order = sorted(range(len(rows)), key=lambda i: -len(rows[i]))
         batches = [order[b : b + batch_size] for b in range(0, len(order), batch_size)]
         if progress and batches:
             from tqdm.auto import tqdm
 
             batches = tqdm(batches, desc=f"COMET {what} ({self.device.type})", unit="batch")
+        out: list[Any] = [None] * len(rows)
         with self.lock, torch.inference_mode():
             for batch in batches:
                 if self.packed and not (joint and self.family.token_types):
@@ -393,11 +417,9 @@ class Comet:
                     mixed, ids, mask = self._batch([rows[i] for i in batch],
                                                    [first[i] for i in batch] if first is not None else None)
                     pooled = mixed[:, 0, :] if joint else self._pool(mixed, ids, mask)
-                pooled = pooled.float().cpu()
-                for i, vector in zip(batch, pooled):
-                    vectors[keys[i]] = vector
-                    cache.put(namespace, keys[i], TokenEmbeddings(rows[i], vector.unsqueeze(0).clone()))
-        return torch.stack([vectors[key] for key in keys])
+                for i, vector in zip(batch, pooled.float().cpu()):
+                    out[i] = vector.clone()  # its own storage: cached and gathered alone, not with its batch
+        return out
 
     def _head(self, features: torch.Tensor) -> list[float]:
         with self.lock, torch.inference_mode():
@@ -405,9 +427,19 @@ class Comet:
         return torch.cat(out).tolist()
 
     # -- scoring --------------------------------------------------------------------------------------------------
-    def score(self, sources: Sequence[str] | None, predictions: Sequence[str],
-              references: Sequence[str] | None, batch_size: int = 16, progress: bool = False) -> tuple[list[float], int]:
-        """Segment scores and the number of texts that were truncated."""
+    def score(self, sources: Sequence[str] | None, predictions: Sequence[str], references: Sequence[str] | None,
+              batch_size: int = 16, progress: bool = False,
+              distributed: bool | str | None = None) -> tuple[list[float], int]:
+        """Segment scores and the number of texts that were truncated.
+
+        ``distributed`` (:func:`compute_comet`): with sharding active every rank must pass the same inputs, each
+        encodes a share of the texts, and all return rank 0's result.
+        """
+        return score_sharded(distributed, lambda s, p, r: self._score(s, p, r, batch_size, progress),
+                             sources, predictions, references)
+
+    def _score(self, sources: Sequence[str] | None, predictions: Sequence[str], references: Sequence[str] | None,
+               batch_size: int, progress: bool) -> tuple[list[float], int]:
         texts = {"mt": list(predictions), "src": None if sources is None else list(sources),
                  "ref": None if references is None else list(references)}
         given = {name: values for name, values in texts.items() if values is not None}
@@ -488,6 +520,7 @@ def compute_comet(
     progress_bar: bool = False,
     n_bootstrap: int | None = None,
     seed: int | None = None,
+    distributed: bool | str | None = None,
 ) -> dict:
     """COMET segment scores and their mean (see the module docstring).
 
@@ -501,6 +534,10 @@ def compute_comet(
         batch_size: sequences per encoder forward. device: ``cpu``, ``cuda``, ...; default from ``gpus`` (HF's
             argument: 0 = CPU) or CUDA when available. dtype: ``bfloat16``/``float16`` autocast on CUDA.
         n_bootstrap: also a seeded 95% bootstrap interval of the mean (``mean_score_ci_low/high``).
+        distributed: sharded encoding under torch.distributed (:mod:`nlgmetrics.embed.distributed`): ``True``,
+            ``"auto"`` (when initialised with several ranks) or ``False``; default None: off unless inside
+            ``sharded_encoding()``. Every rank must then call with the same inputs; each encodes a share of the
+            distinct texts (joint sequences for the unified models), and all return rank 0's scores.
     Returns:
         ``mean_score`` (the system score: the mean of ``scores``), ``scores`` (one per segment), ``signature``.
     """
@@ -515,6 +552,8 @@ def compute_comet(
     if not predictions:
         raise ValueError("no examples to score: predictions is empty.")
     batch_size = check_batch_size(batch_size)
+    if distributed is not None:
+        check_mode(distributed)
     if device is None and gpus is not None:
         if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 0:
             raise ValueError(f"gpus must be a number of GPUs (0 = CPU), got {gpus!r}.")
@@ -531,7 +570,8 @@ def compute_comet(
     elif comet.requires_references:
         raise ValueError(f"COMET model {comet.folder.name} needs references (one per prediction); only the "
                          "reference-free models (e.g. Unbabel/wmt22-cometkiwi-da) score without them.")
-    scores, cut = comet.score(sources, predictions, refs, batch_size=batch_size, progress=progress_bar)
+    scores, cut = comet.score(sources, predictions, refs, batch_size=batch_size, progress=progress_bar,
+                              distributed=distributed)
     if cut:
         warnings.warn(f"COMET: {cut} text(s) longer than the encoder takes ({comet.max_positions - 2} tokens) were "
                       "truncated, as unbabel-comet truncates them.", UserWarning, stacklevel=2)

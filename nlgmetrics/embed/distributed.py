@@ -24,12 +24,14 @@ Scores: the scorers (:class:`~nlgmetrics.semantic.bertscore.BERTScorer`,
 fingerprint is gathered; different inputs raise ``ValueError`` on every rank, never a silent mix), and finally take
 rank 0's scores (``broadcast_object_list``), so every rank returns identical numbers even where an embedding was
 cached earlier on each rank separately. MoverScore also shares out its exact transport problems (:func:`map_sharded`,
-balanced by cost-matrix size; only the distances travel), the part that runs on the CPU.
+balanced by cost-matrix size; only the distances travel), the part that runs on the CPU. COMET
+(:func:`~nlgmetrics.learned.comet.compute_comet`) shards its sentence or joint-sequence vectors the same way
+(:func:`encode_sharded`) and checks inputs and agrees on scores likewise.
 
 Sharding is never automatic: every step is a collective call, so a rank that does not make the same call hangs the
 others. lm-evaluation-harness aggregates metrics once, on rank 0 only, after gathering the samples: there is nothing
 repeated to shard, and sharding there would hang. Turn it on with ``distributed=True`` / ``"auto"`` on the
-embedding metrics (or their scorers), or around any code with :func:`sharded_encoding`; the transformers adapter
+embedding metrics (or their scorers) and COMET, or around any code with :func:`sharded_encoding`; the transformers adapter
 (:func:`nlgmetrics.integration.transformers.make_compute_metrics`) passes ``"auto"``.
 
 Modes: ``False`` off; ``True`` on (``torch.distributed`` must be initialised, else ``ValueError``); ``"auto"`` on

@@ -256,7 +256,8 @@ SPECS: dict[str, MetricSpec] = {
         MetricSpec(
             "comet", "nlgmetrics.learned.comet:compute_comet", LEARNED, headline=("comet",),
             per_example={"scores": "comet"}, flat_renames={"mean_score": "comet"},
-            flat_skip=frozenset({"mean_score_mean", "mean_score_ci"}), refused_per_example=_BOOTSTRAP_REFUSED,
+            flat_skip=frozenset({"mean_score_mean", "mean_score_ci"}),
+            refused_per_example={**_BOOTSTRAP_REFUSED, "distributed": _EMBEDDING_REFUSED["distributed"]},
             sources=SOURCES_REQUIRED, references_optional=True, needs_checkpoint=True,
         ),
         MetricSpec(

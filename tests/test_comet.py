@@ -351,6 +351,8 @@ def test_evaluate_module_is_hf_comet_with_a_local_checkpoint(built, wmt):
         result = comet.compute(sources=sources[:6], predictions=hyps, references=reference[:6], gpus=0,
                                progress_bar=False)
         assert sorted(result) == ["mean_score", "scores"]  # HF's keys, nothing else
+        assert comet.compute(sources=sources[:6], predictions=hyps, references=reference[:6],
+                             distributed="auto") == result  # no process group: one process
         assert result["scores"] == pytest.approx(expected, abs=1e-5)
         assert result["mean_score"] == pytest.approx(sum(expected) / 6, abs=1e-6)
         extra = comet.compute(sources=sources[:6], predictions=hyps, references=reference[:6], return_signature=True,
@@ -440,6 +442,7 @@ def test_adapters_pass_sources_to_comet(built, wmt):
 
         decoded = Tokenizer().batch_decode(ids(hyps))
         trainer = make_compute_metrics(Tokenizer(), ["comet"], options, sources=sources[:6])
+        assert trainer.metric_options["comet"]["distributed"] == "auto"  # sharded under DDP
         flat = trainer((ids(hyps), ids(reference[:6])))
         direct = _score(built, "estimator", SYSTEMS[0], (sources[:6], reference[:6], {SYSTEMS[0]: decoded}))
         assert flat["comet"] == pytest.approx(direct["mean_score"], abs=1e-7)
@@ -455,3 +458,119 @@ def test_adapters_pass_sources_to_comet(built, wmt):
                  "src": np.array(sources[:6], dtype=object)}
         scored = MetricScorer(["comet"], source_column="src", metric_options=options)(batch)
         assert scored["comet"].tolist() == pytest.approx(expected, abs=1e-5)
+
+
+# -- torch.distributed: two CPU ranks on gloo share the encoding --------------------------------------------------
+N_DDP = 20  # triples both ranks score
+WORLD = 2
+
+
+def _ddp_worker(rank: int, port: int, folder: str, models: dict, sources: list, hyps: list, refs: list) -> None:
+    """One rank: warm part of the cache on rank 0 only, score each model sharded, then with different inputs."""
+    import os
+    import pickle
+
+    torch.set_num_threads(1)
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    import torch.distributed as dist
+
+    from nlgmetrics.embed.cache import get_cache
+    from nlgmetrics.learned import comet as comet_module
+
+    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
+    keys: list[str] = []  # what this rank's shard held
+    rows: list[int] = []  # how many sequences this rank's encoder ran
+    original_sharded, original_encode = comet_module.encode_sharded, comet_module.Comet._encode
+
+    def sharded(namespace, missing, costs, compute):
+        return original_sharded(namespace, missing, costs, lambda todo: keys.extend(todo) or compute(todo))
+
+    def encode(self, batch_rows, *args, **kwargs):
+        rows.append(len(batch_rows))
+        return original_encode(self, batch_rows, *args, **kwargs)
+
+    comet_module.encode_sharded, comet_module.Comet._encode = sharded, encode
+    out: dict = {}
+    try:
+        warnings.simplefilter("ignore")
+        get_cache().clear()
+        for name, model in models.items():
+            references = None if name == "kiwi" else refs
+            if rank == 0:  # an uneven cache: rank 0 already holds some texts, rank 1 none
+                comet_module.compute_comet(hyps[:5], None if references is None else references[:5],
+                                           sources=sources[:5], model=model, batch_size=8)
+            keys.clear(), rows.clear()
+            out[name] = comet_module.compute_comet(hyps, references, sources=sources, model=model, batch_size=8,
+                                                   distributed=True)
+            out[f"{name}_keys"], out[f"{name}_rows"] = list(keys), sum(rows)
+        try:  # different inputs on the ranks: a clear error on every rank, never a mix of results
+            comet_module.compute_comet(hyps[:4] if rank else hyps[4:8], refs[:4], sources=sources[:4],
+                                       model=models["estimator"], distributed="auto")
+        except ValueError as exc:
+            out["mismatch_error"] = str(exc)
+    finally:
+        dist.destroy_process_group()
+        with open(os.path.join(folder, f"rank{rank}.pkl"), "wb") as handle:
+            pickle.dump(out, handle)
+
+
+@pytest.fixture(scope="module")
+def ddp_ranks(built, wmt, tmp_path_factory):
+    import os
+    import pickle
+    import socket
+
+    import torch.multiprocessing as tmp
+
+    sources, reference, systems = wmt
+    triples = sources[:N_DDP], systems[SYSTEMS[0]][:N_DDP], reference[:N_DDP]
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    folder = str(tmp_path_factory.mktemp("comet-ddp"))
+    models = {name: str(built["models"][name]) for name in ("estimator", "kiwi")}
+    tmp.spawn(_ddp_worker, args=(port, folder, models, *triples), nprocs=WORLD, join=True)
+    results = []
+    for rank in range(WORLD):
+        with open(os.path.join(folder, f"rank{rank}.pkl"), "rb") as handle:
+            results.append(pickle.load(handle))
+    return triples, models, results
+
+
+@pytest.mark.parametrize("name", ["estimator", "kiwi"])
+def test_distributed_ranks_share_the_encoding_and_return_one_process_scores(ddp_ranks, name):
+    from nlgmetrics.embed.cache import get_cache
+    from nlgmetrics.learned.comet import compute_comet
+
+    (sources, hyps, refs), models, ranks = ddp_ranks
+    references = None if name == "kiwi" else refs
+    get_cache().clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        single = compute_comet(hyps, references, sources=sources, model=models[name], batch_size=8)
+    for result in ranks:
+        assert max(abs(a - b) for a, b in zip(result[name]["scores"], single["scores"])) <= 1e-6
+        assert len(result[name]["scores"]) == N_DDP
+        assert abs(result[name]["mean_score"] - single["mean_score"]) <= 1e-6
+    assert ranks[0][name] == ranks[1][name]  # rank 0's scores on every rank
+    done = [result[f"{name}_keys"] for result in ranks]
+    if name == "estimator":  # sentence embeddings: every distinct text once over the ranks
+        assert sorted(done[0] + done[1]) == sorted(set(sources) | set(hyps) | set(refs))
+    else:  # joint (mt, src) sequences
+        assert len(done[0] + done[1]) == len(set(done[0] + done[1])) == len(set(zip(hyps, sources)))
+    assert all(0 < len(keys) < len(done[0]) + len(done[1]) for keys in done)  # a strict share each
+    assert [result[f"{name}_rows"] for result in ranks] == [len(keys) for keys in done]  # and nothing else encoded
+
+
+def test_distributed_different_inputs_raise_on_every_rank(ddp_ranks):
+    for result in ddp_ranks[2]:
+        assert "same predictions and references on every rank" in result["mismatch_error"]
+
+
+def test_distributed_option_without_a_process_group(built, wmt):
+    plain = _score(built, "estimator", SYSTEMS[0], wmt)
+    assert _score(built, "estimator", SYSTEMS[0], wmt, distributed="auto")["scores"] == plain["scores"]
+    with pytest.raises(ValueError, match="init_process_group"):
+        _score(built, "estimator", SYSTEMS[0], wmt, distributed=True)
+    with pytest.raises(ValueError, match="False, True or 'auto'"):
+        _score(built, "estimator", SYSTEMS[0], wmt, distributed="yes")

@@ -57,6 +57,8 @@ Args:
     dtype: None (float32) or 'bfloat16'/'float16' (autocast on CUDA).
     return_signature: bool, also return `signature` (model, references, dtype, version).
     n_bootstrap: int, also return a seeded 95% bootstrap interval of mean_score (mean_score_ci_low/high, ...).
+    distributed: sharded encoding under torch.distributed: True, 'auto' (when initialised with several ranks) or
+        False (default None: off unless inside nlgmetrics.embed.distributed.sharded_encoding()).
 Returns:
     mean_score: the system score, the mean of the segment scores (HF's key).
     scores: one score per segment (HF's key).
@@ -166,7 +168,8 @@ class COMET(evaluate_support.NLGMetric):
             return self._compute(predictions=predictions, references=references, sources=sources, **kwargs)
 
     def _compute(self, predictions, references=None, sources=None, gpus=None, progress_bar=False, model=None,
-                 encoder=None, batch_size=16, device=None, dtype=None, return_signature=False, n_bootstrap=None):
+                 encoder=None, batch_size=16, device=None, dtype=None, return_signature=False, n_bootstrap=None,
+                 distributed=None):
         from nlgmetrics.learned.checkpoint import DEFAULT_CHECKPOINT
         from nlgmetrics.registry import get_metric
 
@@ -179,6 +182,7 @@ class COMET(evaluate_support.NLGMetric):
         result = get_metric("comet")(
             predictions, references, sources=sources, model=model, encoder=encoder, batch_size=batch_size,
             device=device, gpus=gpus, dtype=dtype, progress_bar=progress_bar, n_bootstrap=n_bootstrap,
+            distributed=distributed,
         )
         keep = {"mean_score", "scores"}
         if return_signature:

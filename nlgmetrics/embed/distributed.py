@@ -24,12 +24,14 @@ Scores: the scorers (:class:`~nlgmetrics.semantic.bertscore.BERTScorer`,
 fingerprint is gathered; different inputs raise ``ValueError`` on every rank, never a silent mix), and finally take
 rank 0's scores (``broadcast_object_list``), so every rank returns identical numbers even where an embedding was
 cached earlier on each rank separately. MoverScore also shares out its exact transport problems (:func:`map_sharded`,
-balanced by cost-matrix size; only the distances travel), the part that runs on the CPU.
+balanced by cost-matrix size; only the distances travel), the part that runs on the CPU. COMET
+(:func:`~nlgmetrics.learned.comet.compute_comet`) shards its sentence or joint-sequence vectors the same way
+(:func:`encode_sharded`) and checks inputs and agrees on scores likewise.
 
 Sharding is never automatic: every step is a collective call, so a rank that does not make the same call hangs the
 others. lm-evaluation-harness aggregates metrics once, on rank 0 only, after gathering the samples: there is nothing
 repeated to shard, and sharding there would hang. Turn it on with ``distributed=True`` / ``"auto"`` on the
-embedding metrics (or their scorers), or around any code with :func:`sharded_encoding`; the transformers adapter
+embedding metrics (or their scorers) and COMET, or around any code with :func:`sharded_encoding`; the transformers adapter
 (:func:`nlgmetrics.integration.transformers.make_compute_metrics`) passes ``"auto"``.
 
 Modes: ``False`` off; ``True`` on (``torch.distributed`` must be initialised, else ``ValueError``); ``"auto"`` on
@@ -151,8 +153,34 @@ def compute_sharded(
     """
     import torch.distributed as dist
 
+    def costs(texts: list[str]) -> list[int]:
+        counts = [len(ids) for ids in encoder.token_ids(texts)]
+        return [min(c, encoder.max_len) for c in counts] if long_text == "truncate" else counts
+
+    def compute(texts: list[str]) -> list[tuple[list[int], Any]]:
+        entries = encoder.compute(texts, layer, batch_size=batch_size, long_text=long_text,
+                                  progress=progress and dist.get_rank() == 0)
+        return [(e.input_ids, e.embeddings) for e in entries]
+
+    pairs = encode_sharded(encoder.namespace(layer, long_text), missing, costs, compute)
+    return [(text, TokenEmbeddings(list(ids), emb)) for text, (ids, emb) in pairs]
+
+
+def encode_sharded(
+    namespace: str,
+    missing: Sequence[str],
+    costs: Callable[[list[str]], Sequence[float]],
+    compute: Callable[[list[str]], Sequence[T]],
+) -> list[tuple[str, T]]:
+    """(key, value) for the union over ranks of the ``missing`` keys (steps 1-4 of the module docstring), each value
+    computed on one rank only: ``costs(keys)`` gives each key's load, ``compute(keys)`` one value per key.
+
+    A collective call: every rank must call it for the same ``namespace`` (else ``RuntimeError`` on every rank), with
+    its own ``missing``, possibly empty. The result is the same on every rank.
+    """
+    import torch.distributed as dist
+
     rank, world = dist.get_rank(), dist.get_world_size()
-    namespace = encoder.namespace(layer, long_text)
     requests: list[Any] = [None] * world
     dist.all_gather_object(requests, (namespace, list(missing)))
     if any(ns != namespace for ns, _ in requests):
@@ -161,29 +189,15 @@ def compute_sharded(
             "sharded encoding: the ranks asked for different encoders or layers in the same step "
             f"({others}); every rank must make the same embedding calls (same model, options and inputs)."
         )
-    union = list(dict.fromkeys(text for _, texts in requests for text in texts))
+    union = list(dict.fromkeys(key for _, keys in requests for key in keys))
     if not union:
         return []
-    counts: list[Any] = [None] * world
-    dist.all_gather_object(counts, [len(ids) for ids in encoder.token_ids(union[rank::world])])
-    costs = [0] * len(union)
-    for r, part in enumerate(counts):
-        costs[r::world] = part
-    if long_text == "truncate":
-        costs = [min(c, encoder.max_len) for c in costs]
-    shard = split_by_cost(costs, world)[rank]
-    computed = (
-        encoder.compute([union[k] for k in shard], layer, batch_size=batch_size, long_text=long_text,
-                        progress=progress and rank == 0)
-        if shard else []
-    )
     gathered: list[Any] = [None] * world
-    dist.all_gather_object(gathered, [(k, e.input_ids, e.embeddings) for k, e in zip(shard, computed)])
-    entries: list[TokenEmbeddings | None] = [None] * len(union)
-    for part in gathered:
-        for k, ids, emb in part:
-            entries[k] = TokenEmbeddings(list(ids), emb)
-    return list(zip(union, entries))  # type: ignore[arg-type]
+    dist.all_gather_object(gathered, list(costs(union[rank::world])))
+    loads: list[float] = [0] * len(union)
+    for r, part in enumerate(gathered):
+        loads[r::world] = part
+    return list(zip(union, _shard_and_gather(compute, union, loads)))
 
 
 def map_sharded(function: Callable[[list], Sequence[Any]], items: Sequence[Any], costs: Sequence[float]) -> list:
@@ -195,6 +209,11 @@ def map_sharded(function: Callable[[list], Sequence[Any]], items: Sequence[Any],
     """
     if not active():
         return list(function(list(items)))
+    return _shard_and_gather(function, items, costs)
+
+
+def _shard_and_gather(function: Callable[[list], Sequence[Any]], items: Sequence[Any], costs: Sequence[float]) -> list:
+    """:func:`map_sharded`'s collective part: this rank's share of ``items`` through ``function``, gathered in order."""
     import torch.distributed as dist
 
     rank, world = dist.get_rank(), dist.get_world_size()

@@ -21,9 +21,9 @@ Models load once: the embedding metrics share one process-wide encoder per model
 when the callable is made, so a missing model or a bad option fails before training starts, not at the first eval.
 
 Under DDP (torchrun, accelerate) Trainer calls ``compute_metrics`` on every rank with the gathered predictions.
-``distributed="auto"`` (default) then shards the embedding metrics' encoding across the ranks (each encodes a share
-of the texts, the embeddings are gathered; see :mod:`nlgmetrics.embed.distributed`), and every rank returns the same
-numbers. Without an initialised process group it changes nothing.
+``distributed="auto"`` (default) then shards the embedding metrics' (and COMET's) encoding across the ranks (each
+encodes a share of the texts, the embeddings are gathered; see :mod:`nlgmetrics.embed.distributed`), and every rank
+returns the same numbers. Without an initialised process group it changes nothing.
 
 Error metrics (MetricX, TER) are better when lower: for ``load_best_model_at_end`` pass
 ``TrainingArguments(metric_for_best_model="metricx", greater_is_better=compute_metrics.greater_is_better("metricx"))``
@@ -92,7 +92,7 @@ class ComputeMetrics:
         self.sources = list(sources) if sources is not None and sources != "inputs" else sources
         self.metric_options = metric_options_for(self.metrics, metric_options, shared_options)
         check_mode(distributed)
-        for name in self.metrics:  # the embedding metrics; a metric's own "distributed" option wins
+        for name in self.metrics:  # the embedding metrics and COMET; a metric's own "distributed" option wins
             if accepts(get_metric(name), "distributed"):
                 self.metric_options[name].setdefault("distributed", distributed)
         self.sentence_split = sentence_split
@@ -204,7 +204,7 @@ def make_compute_metrics(
             ``"punkt"`` (nltk's tables, provisioned offline), a callable, or ``None``.
         keys: report only these flat keys (plus ``gen_len``); default: all of them.
         warmup: score one dummy pair now, so models load and options are checked before training.
-        distributed: under DDP, shard the embedding metrics' encoding across the ranks (``"auto"``: when
+        distributed: under DDP, shard the embedding metrics' and COMET's encoding across the ranks (``"auto"``: when
             torch.distributed is initialised with several ranks; ``True``; ``False``: every rank encodes everything).
         sources: for metrics that read sources (COMET): ``"inputs"`` (decode ``EvalPrediction.inputs``; needs
             ``include_for_metrics=["inputs"]``) or the evaluation set's source texts in order.

@@ -46,7 +46,8 @@ references costs one pass over the sources and references plus one per system ou
 The encoder runs padding-free where it can (:mod:`nlgmetrics.embed.packed`: XLM-R
 and BERT layouts, checked against the padded forward at load time), and only up to the last layer the score reads
 (a sparsemax mix gives some layers exactly zero weight). On CUDA, ``dtype='bfloat16'``/``'float16'`` runs the
-encoder under autocast.
+encoder under autocast. Under torch.distributed, ``distributed=True``/``"auto"`` shares the encoding of the same
+inputs out across the ranks (:mod:`nlgmetrics.embed.distributed`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ import torch
 from torch import nn
 
 from nlgmetrics.embed.cache import TokenEmbeddings, get_cache
+from nlgmetrics.embed.distributed import active as sharding_active
+from nlgmetrics.embed.distributed import check_mode, encode_sharded, score_sharded
 from nlgmetrics.embed.encoder import (
     _DTYPES,
     _dtype_name,
@@ -390,46 +393,66 @@ class Comet:
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
                first: Sequence[int] | None, progress: bool, what: str) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """One vector per key: the pooled sentence embedding (estimators) or ``E[:, 0]`` (unified), from the cache
-        or encoded in length-sorted batches (longest first) and cached; for XCOMET also each key's mt tag
-        probabilities (:meth:`_tag_probs`; else an empty list)."""
+        or encoded and cached; for XCOMET also each key's mt tag probabilities (:meth:`_tag_probs`; else an empty
+        list). With sharding active (:mod:`nlgmetrics.embed.distributed`) the keys missing on any rank are split
+        across the ranks by token count and every rank caches all of them (a collective call)."""
         cache = get_cache()
         namespace = f"{self.namespace}:{'joint' if joint else 'sent'}"
         tagged = joint and self.tagger is not None
-        vectors: dict[str, torch.Tensor] = {}
-        probs: dict[str, torch.Tensor] = {}
-        todo: list[int] = []
+        index: dict[str, int] = {}
+        found: dict[str, tuple[torch.Tensor, torch.Tensor | None]] = {}
         for i, key in enumerate(keys):
-            if key in vectors:
+            if key in index:
                 continue
+            index[key] = i
             entry = cache.get(namespace, key)
             tags = cache.get(f"{namespace}:tags", key) if tagged and entry is not None else None
             if entry is not None and (tags is not None or not tagged):
-                vectors[key] = entry.embeddings[0]
-                if tags is not None:
-                    probs[key] = tags.embeddings
-            else:
-                vectors[key] = None  # type: ignore[assignment]
-                todo.append(i)
-        order = sorted(todo, key=lambda i: -len(rows[i]))
+                found[key] = (entry.embeddings[0], None if tags is None else tags.embeddings)
+        missing = [key for key in index if key not in found]
+
+        def encode(todo: list[str]) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+            picked = [index[key] for key in todo]
+            return self._encode([rows[i] for i in picked], None if first is None else [first[i] for i in picked],
+                                batch_size, joint, progress, what)
+
+        if sharding_active():
+            def costs(todo: list[str]) -> list[int]:
+                return [len(rows[index[key]]) for key in todo]
+
+            computed = encode_sharded(namespace, missing, costs, encode)
+        else:
+            computed = list(zip(missing, encode(missing))) if missing else []
+        for key, (vector, tags) in computed:
+            found[key] = (vector, tags)
+            cache.put(namespace, key, TokenEmbeddings(rows[index[key]], vector.unsqueeze(0)))
+            if tags is not None:
+                cache.put(f"{namespace}:tags", key, TokenEmbeddings(rows[index[key]][: len(tags)], tags))
+        return torch.stack([found[key][0] for key in keys]), [found[key][1] for key in keys if tagged]
+
+    def _encode(self, rows: Sequence[list[int]], first: Sequence[int] | None, batch_size: int, joint: bool,
+                progress: bool, what: str) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+        """Per row, its float32 CPU vector and XCOMET's mt tag probabilities (else None), encoded in length-sorted
+        batches (longest first)."""
+        order = sorted(range(len(rows)), key=lambda i: -len(rows[i]))
         batches = [order[b : b + batch_size] for b in range(0, len(order), batch_size)]
         if progress and batches:
             from tqdm.auto import tqdm
 
             batches = tqdm(batches, desc=f"COMET {what} ({self.device.type})", unit="batch")
+        tagged = joint and self.tagger is not None
+        out: list[Any] = [None] * len(rows)
         with self.lock, torch.inference_mode():
             for batch in batches:
                 chosen = [rows[i] for i in batch]
                 lengths = [len(row) for row in chosen]
-                states = self._hidden_states(chosen, [first[i] for i in batch] if first is not None else None)
+                firsts = [first[i] for i in batch] if first is not None else None
+                states = self._hidden_states(chosen, firsts)
                 pooled = self._pooled(states, lengths, joint).cpu()
-                for i, vector in zip(batch, pooled):
-                    vectors[keys[i]] = vector
-                    cache.put(namespace, keys[i], TokenEmbeddings(rows[i], vector.unsqueeze(0).clone()))
-                if tagged:
-                    for i, tags in zip(batch, self._tag_probs(states, lengths, [first[i] for i in batch])):
-                        probs[keys[i]] = tags
-                        cache.put(f"{namespace}:tags", keys[i], TokenEmbeddings(rows[i][: len(tags)], tags))
-        return torch.stack([vectors[key] for key in keys]), [probs[key] for key in keys if tagged]
+                tags = self._tag_probs(states, lengths, firsts) if tagged else [None] * len(batch)
+                for i, vector, tag in zip(batch, pooled, tags):
+                    out[i] = (vector.clone(), tag)  # its own storage: cached and gathered alone, not with its batch
+        return out
 
     def _head(self, features: torch.Tensor) -> list[float]:
         with self.lock, torch.inference_mode():
@@ -437,9 +460,19 @@ class Comet:
         return torch.cat(out).tolist()
 
     # -- scoring --------------------------------------------------------------------------------------------------
-    def score(self, sources: Sequence[str] | None, predictions: Sequence[str],
-              references: Sequence[str] | None, batch_size: int = 16, progress: bool = False) -> tuple[list[float], int]:
-        """Segment scores and the number of texts that were truncated."""
+    def score(self, sources: Sequence[str] | None, predictions: Sequence[str], references: Sequence[str] | None,
+              batch_size: int = 16, progress: bool = False,
+              distributed: bool | str | None = None) -> tuple[list[float], int]:
+        """Segment scores and the number of texts that were truncated.
+
+        ``distributed`` (:func:`compute_comet`): with sharding active every rank must pass the same inputs, each
+        encodes a share of the texts, and all return rank 0's result.
+        """
+        return score_sharded(distributed, lambda s, p, r: self._score(s, p, r, batch_size, progress),
+                             sources, predictions, references)
+
+    def _score(self, sources: Sequence[str] | None, predictions: Sequence[str], references: Sequence[str] | None,
+               batch_size: int, progress: bool) -> tuple[list[float], int]:
         texts = {"mt": list(predictions), "src": None if sources is None else list(sources),
                  "ref": None if references is None else list(references)}
         given = {name: values for name, values in texts.items() if values is not None}
@@ -552,6 +585,7 @@ def compute_comet(
     progress_bar: bool = False,
     n_bootstrap: int | None = None,
     seed: int | None = None,
+    distributed: bool | str | None = None,
 ) -> dict:
     """COMET segment scores and their mean (see the module docstring).
 
@@ -566,6 +600,10 @@ def compute_comet(
         batch_size: sequences per encoder forward. device: ``cpu``, ``cuda``, ...; default from ``gpus`` (HF's
             argument: 0 = CPU) or CUDA when available. dtype: ``bfloat16``/``float16`` autocast on CUDA.
         n_bootstrap: also a seeded 95% bootstrap interval of the mean (``mean_score_ci_low/high``).
+        distributed: sharded encoding under torch.distributed (:mod:`nlgmetrics.embed.distributed`): ``True``,
+            ``"auto"`` (when initialised with several ranks) or ``False``; default None: off unless inside
+            ``sharded_encoding()``. Every rank must then call with the same inputs; each encodes a share of the
+            distinct texts (joint sequences for the unified models), and all return rank 0's scores.
     Returns:
         ``mean_score`` (the system score: the mean of ``scores``), ``scores`` (one per segment), ``signature``.
     """
@@ -578,6 +616,8 @@ def compute_comet(
     if not predictions:
         raise ValueError("no examples to score: predictions is empty.")
     batch_size = check_batch_size(batch_size)
+    if distributed is not None:
+        check_mode(distributed)
     if device is None and gpus is not None:
         if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 0:
             raise ValueError(f"gpus must be a number of GPUs (0 = CPU), got {gpus!r}.")
@@ -598,7 +638,8 @@ def compute_comet(
     elif comet.requires_references:
         raise ValueError(f"COMET model {comet.folder.name} needs references (one per prediction); only the "
                          "reference-free models (e.g. Unbabel/wmt22-cometkiwi-da) score without them.")
-    scores, cut = comet.score(sources, predictions, refs, batch_size=batch_size, progress=progress_bar)
+    scores, cut = comet.score(sources, predictions, refs, batch_size=batch_size, progress=progress_bar,
+                              distributed=distributed)
     if cut:
         warnings.warn(f"COMET: {cut} text(s) longer than the encoder takes ({comet.max_positions - 2} tokens) were "
                       "truncated, as unbabel-comet truncates them.", UserWarning, stacklevel=2)

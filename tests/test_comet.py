@@ -528,7 +528,7 @@ def ddp_ranks(built, wmt, tmp_path_factory):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     folder = str(tmp_path_factory.mktemp("comet-ddp"))
-    models = {name: str(built["models"][name]) for name in ("estimator", "kiwi")}
+    models = {name: str(built["models"][name]) for name in ("estimator", "kiwi", "xcomet")}
     tmp.spawn(_ddp_worker, args=(port, folder, models, *triples), nprocs=WORLD, join=True)
     results = []
     for rank in range(WORLD):
@@ -537,7 +537,7 @@ def ddp_ranks(built, wmt, tmp_path_factory):
     return triples, models, results
 
 
-@pytest.mark.parametrize("name", ["estimator", "kiwi"])
+@pytest.mark.parametrize("name", ["estimator", "kiwi", "xcomet"])
 def test_distributed_ranks_share_the_encoding_and_return_one_process_scores(ddp_ranks, name):
     from nlgmetrics.embed.cache import get_cache
     from nlgmetrics.learned.comet import compute_comet
@@ -556,8 +556,11 @@ def test_distributed_ranks_share_the_encoding_and_return_one_process_scores(ddp_
     done = [result[f"{name}_keys"] for result in ranks]
     if name == "estimator":  # sentence embeddings: every distinct text once over the ranks
         assert sorted(done[0] + done[1]) == sorted(set(sources) | set(hyps) | set(refs))
-    else:  # joint (mt, src) sequences
+    elif name == "kiwi":  # joint (mt, src) sequences
         assert len(done[0] + done[1]) == len(set(done[0] + done[1])) == len(set(zip(hyps, sources)))
+    else:  # XCOMET: (mt, src), (mt, ref), (mt, src, ref), each with its mt tags
+        expected = len(set(zip(hyps, sources))) + len(set(zip(hyps, refs))) + len(set(zip(hyps, sources, refs)))
+        assert len(done[0] + done[1]) == len(set(done[0] + done[1])) == expected
     assert all(0 < len(keys) < len(done[0]) + len(done[1]) for keys in done)  # a strict share each
     assert [result[f"{name}_rows"] for result in ranks] == [len(keys) for keys in done]  # and nothing else encoded
 

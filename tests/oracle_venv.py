@@ -4,17 +4,23 @@ transformers < 5; bleurt-pytorch comes with it), used as test oracles only.
 The venv is built once per requirement set, outside the checkout (``$NLGMETRICS_ORACLE_HOME``, default
 ``~/.cache/nlgmetrics/oracle-venvs``), under a lock so parallel test processes build it once; a stamp file marks a
 finished build, so an interrupted build is redone. torch is the CPU wheel on disk (``torch==2.13.0``) so no CUDA build is
-pulled. Tests run scripts in it with :func:`run_oracle`, which returns the JSON the script prints on its last line.
+pulled; when this environment already holds that same torch build (the test venv does), its files are hard-linked into
+the oracle venv (copied across filesystems) instead of unpacking and byte-compiling the ~750 MB wheel again, and pip then
+finds torch installed and adds only its dependencies. Tests run scripts in it with :func:`run_oracle`, which returns the
+JSON the script prints on its last line.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib.metadata
 import json
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 #: unbabel-comet 2.2.7 resolves with these (numpy 1.26, transformers 4.57, torchmetrics 0.10.3). torchmetrics 0.10.3
@@ -25,6 +31,40 @@ COMET_ORACLE = ("torch==2.13.0", "unbabel-comet==2.2.7", "bleurt-pytorch==0.0.1"
 
 def oracle_home() -> Path:
     return Path(os.environ.get("NLGMETRICS_ORACLE_HOME", Path.home() / ".cache" / "nlgmetrics" / "oracle-venvs"))
+
+
+def _link_installed(requirement: str, folder: Path) -> bool:
+    """Hard-link (or copy) this environment's installed ``name==version`` distribution, every file its RECORD lists,
+    into the venv at ``folder``, when it is that exact version (a local ``+cpu`` tag allowed) for this same Python.
+    Console scripts get the oracle's python in their ``#!`` line. False (nothing done) when it is not installed here."""
+    name, _, version = requirement.partition("==")
+    try:
+        dist = importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    if not version or dist.version.split("+")[0] != version or dist.version not in (version, f"{version}+cpu"):
+        return False
+    source = Path(dist.locate_file("")).resolve()
+    site = Path(sysconfig.get_path("platlib", "venv", vars={"base": str(folder), "platbase": str(folder)})).resolve()
+    if not (site.is_dir() and source.name == site.name and dist.files):
+        return False
+    for entry in dist.files:
+        src, dst = source / entry, (site / entry).resolve()
+        if not src.is_file():
+            continue  # listed but absent (a .pyc never written)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if dst.parent.name == "bin" and not dst.is_relative_to(site):  # a console script: its #! names our python
+            lines = src.read_bytes().split(b"\n", 1)
+            if lines[0].startswith(b"#!"):
+                lines[0] = b"#!" + str(folder / "bin" / "python").encode()
+            dst.write_bytes(b"\n".join(lines))
+            dst.chmod(src.stat().st_mode)
+            continue
+        try:
+            os.link(src, dst)
+        except OSError:  # another filesystem, or links not allowed
+            shutil.copy2(src, dst)
+    return True
 
 
 def oracle_python(requirements: tuple[str, ...] = COMET_ORACLE) -> Path:
@@ -39,8 +79,10 @@ def oracle_python(requirements: tuple[str, ...] = COMET_ORACLE) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not stamp.exists():
             subprocess.run([sys.executable, "-m", "venv", "--clear", str(folder)], check=True)
-            pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+            # --no-compile: no .pyc for the ~10k installed files; the oracle scripts compile the few they import, once
+            pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-compile"]
             env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_CONSTRAINT")}
+            _link_installed("torch==2.13.0", folder)  # then the pip step below only adds torch's dependencies
             # torch first, alone, so the resolver finds the CPU wheel already installed
             resolved = [r for r in requirements if not r.startswith("nodeps:")]
             alone = [["--no-deps", r.removeprefix("nodeps:")] for r in requirements if r.startswith("nodeps:")]

@@ -109,6 +109,8 @@ def test_metric_scorer_refuses_corpus_level_options():
         MetricScorer(["nist_mt"])
     with pytest.raises(ValueError, match=r"bleu: n_bootstrap=100 is not supported per batch"):
         MetricScorer(["bleu"], metric_options={"bleu": {"n_bootstrap": 100}})
+    with pytest.raises(ValueError, match=r"comet: distributed=True is not supported per batch"):
+        MetricScorer(["comet"], metric_options={"comet": {"distributed": True}}, source_column="source")
     idf = CorpusIdf("moverscore", "x", None, None)
     with pytest.raises(ValueError, match=r"CorpusIdf counted for moverscore; compute one for bertscore"):
         MetricScorer(["bertscore"], metric_options={"bertscore": {"idf": idf}})

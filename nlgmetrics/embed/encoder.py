@@ -138,6 +138,18 @@ def plan_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     return [order[b : b + batch_size] for b in range(0, len(order), batch_size)]
 
 
+
+def pad_batch(batch: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token-id sequences as a right-padded ``(len(batch), longest)`` id matrix and its 0/1 attention mask (CPU)."""
+    width = max(len(ids) for ids in batch)
+    input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for row, ids in enumerate(batch):
+        input_ids[row, : len(ids)] = torch.as_tensor(ids, dtype=torch.long)
+        mask[row, : len(ids)] = 1
+    return input_ids, mask
+
+
 def forward_batch(
     model: torch.nn.Module,
     batch: Sequence[Sequence[int]],
@@ -163,13 +175,8 @@ def forward_batch(
         with torch.inference_mode(), autocast:
             hidden = packed_hidden_states(model, batch, layer, device)
         return list(hidden.float().cpu().split(lengths))
-    width = max(lengths)
-    uniform = min(lengths) == width  # no padding: no mask, so SDPA can take its fused kernels
-    input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for row, ids in enumerate(batch):
-        input_ids[row, : len(ids)] = torch.as_tensor(ids, dtype=torch.long)
-        mask[row, : len(ids)] = 1
+    uniform = min(lengths) == max(lengths)  # no padding: no mask, so SDPA can take its fused kernels
+    input_ids, mask = pad_batch(batch, pad_id)
     input_ids = input_ids.to(device)
     mask = None if uniform else mask.to(device)
     with torch.inference_mode(), autocast:

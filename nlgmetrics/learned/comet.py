@@ -74,6 +74,7 @@ from nlgmetrics.embed.encoder import (
     _folder_identity,
     check_batch_size,
     packing_matches,
+    pad_batch,
     pick_device,
 )
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
@@ -354,20 +355,14 @@ class Comet:
         if self.packed:
             with autocast:
                 return packed_hidden_states(self.encoder, rows, None, self.device, token_type_ids=types).float()
-        width = max(len(r) for r in rows)
-        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.bool)
-        for i, row in enumerate(rows):
-            ids[i, : len(row)] = torch.as_tensor(row)
-            mask[i, : len(row)] = True
+        ids, mask = pad_batch(rows, self.pad_id)
         kwargs = {}
         if types is not None:
-            kwargs["token_type_ids"] = torch.tensor([t + [0] * (width - len(t)) for t in types]).to(self.device)
+            kwargs["token_type_ids"] = pad_batch(types, 0)[0].to(self.device)
         mask = mask.to(self.device)
         with autocast:
-            out = self.encoder(input_ids=ids.to(self.device), attention_mask=mask.long(), output_hidden_states=True,
-                               **kwargs)
-        return torch.stack(out.hidden_states, dim=2)[mask].float()
+            out = self.encoder(input_ids=ids.to(self.device), attention_mask=mask, output_hidden_states=True, **kwargs)
+        return torch.stack(out.hidden_states, dim=2)[mask.bool()].float()
 
     def _pooled(self, states: torch.Tensor, lengths: Sequence[int], joint: bool) -> torch.Tensor:
         """One vector per sequence from packed ``states``: the mix ``E`` (or ``H_layer``), then ``E[0]`` for joint

@@ -18,8 +18,8 @@ metricx's README; a local folder works, or the checkpoint folder when it holds t
 
 Speed: examples are length-sorted into batches that run padding-free (:mod:`nlgmetrics.embed.packed_t5`: the model's
 own modules on real tokens only, checked against the padded forward at load time), and only the one output row of the
-LM head is computed. Weights are used in float32 (bfloat16 checkpoints are upcast; metricx's ``torch_dtype="auto"`` computes
-those in bfloat16); ``dtype="bfloat16"`` autocasts on CUDA.
+LM head is computed. Weights are used in float32 (bfloat16 checkpoints are upcast; metricx's ``torch_dtype="auto"``
+computes those in bfloat16); ``dtype="bfloat16"`` autocasts on CUDA.
 """
 
 from __future__ import annotations
@@ -136,12 +136,9 @@ class MetricXScorer:
         if packed:
             encoded, grid = t5_encoder_states(self.model.encoder, rows, self.device)
             return t5_first_decoder_state(self.model.decoder, encoded, grid)
-        width = max(len(row) for row in rows)
-        input_ids = torch.full((len(rows), width), self.model.config.pad_token_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for i, row in enumerate(rows):
-            input_ids[i, : len(row)] = torch.as_tensor(row, dtype=torch.long)
-            mask[i, : len(row)] = 1
+        from nlgmetrics.embed.encoder import pad_batch
+
+        input_ids, mask = pad_batch(rows, self.model.config.pad_token_id)
         input_ids, mask = input_ids.to(self.device), mask.to(self.device)
         encoded = self.model.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
         start = torch.zeros((len(rows), 1), dtype=torch.long, device=self.device)

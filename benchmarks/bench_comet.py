@@ -18,8 +18,8 @@ is comet-score's own code path, timed inside the oracle venv after loading (``lo
 float32 variant (the same without ``half()``) is reported too, since half precision on CPU is comet-score's
 choice, not a need. Ours: ``compute_comet`` per system after the model is loaded, from an empty embedding cache.
 Wall-clock and process CPU seconds are both reported (CPU seconds are steadier on a shared machine).
-``max_abs_diff`` is against the float32 anchor. Both use 1 torch thread (``NLGMETRICS_BENCH_THREADS=2`` for two), batch size
-16 (comet-score's default).
+``max_abs_diff`` is against the float32 anchor. Both use 1 torch thread (``NLGMETRICS_BENCH_THREADS=2`` for two),
+batch size 16 (comet-score's default).
 
 One thread by default, as bench_bleurt and bench_metricx: on this shared 2-core machine, with 2 threads a busy core
 turns every kernel call into a wait for a scheduler slice (CPU seconds grow too, spinning), which swamps the
@@ -116,7 +116,8 @@ def run(data: Path, quick: bool, threads: int = THREADS) -> dict:
     notes.append("checkpoints: random weights, built by unbabel-comet's own classes (tests/comet_builder.py); "
                  "sizes: " + "; ".join(f"{k}: {v}" for k, v in SIZES.items()))
     notes.append(f"CPU, {threads} torch thread(s) each side, batch size {BATCH}, load time excluded on both sides; "
-                 "ours from an empty embedding cache. The anchor's LRU cache reuses source/reference batches across systems too.")
+                 "ours from an empty embedding cache. The anchor's LRU cache reuses source/reference batches across "
+                 "systems too.")
     return {"metric": "comet", "rows": rows, "notes": notes}
 
 

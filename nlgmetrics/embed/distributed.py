@@ -31,8 +31,8 @@ balanced by cost-matrix size; only the distances travel), the part that runs on 
 Sharding is never automatic: every step is a collective call, so a rank that does not make the same call hangs the
 others. lm-evaluation-harness aggregates metrics once, on rank 0 only, after gathering the samples: there is nothing
 repeated to shard, and sharding there would hang. Turn it on with ``distributed=True`` / ``"auto"`` on the
-embedding metrics (or their scorers) and COMET, or around any code with :func:`sharded_encoding`; the transformers adapter
-(:func:`nlgmetrics.integration.transformers.make_compute_metrics`) passes ``"auto"``.
+embedding metrics (or their scorers) and COMET, or around any code with :func:`sharded_encoding`; the transformers
+adapter (:func:`nlgmetrics.integration.transformers.make_compute_metrics`) passes ``"auto"``.
 
 Modes: ``False`` off; ``True`` on (``torch.distributed`` must be initialised, else ``ValueError``); ``"auto"`` on
 when ``torch.distributed`` is initialised with ``world_size > 1``, else off. With one process, on or off is the same.

@@ -79,7 +79,6 @@ class Grid:
     longest)``) and takes the real rows back out (``back``)."""
 
     def __init__(self, lengths: Sequence[int], device: torch.device) -> None:
-        self.lengths = list(lengths)
         self.count, self.longest = len(lengths), max(lengths)
         starts = torch.tensor([0, *lengths[:-1]]).cumsum(0)
         column = torch.arange(self.longest)
@@ -98,10 +97,10 @@ class Grid:
 
 
 def _attention(block: torch.nn.Module, x: torch.Tensor, groups: list[tuple[int, int, int]],
-               layout: Grid | None) -> torch.Tensor:
+               grid: Grid | None) -> torch.Tensor:
     """Self-attention of every sequence over itself only, on packed rows ``x`` (T, hidden) -> (T, heads * d).
 
-    On CPU, with every sequence up to :data:`EAGER_MAX_LENGTH` tokens (``layout`` given), the batch's q, k, v are
+    On CPU, with every sequence up to :data:`EAGER_MAX_LENGTH` tokens (``grid`` given), the batch's q, k, v are
     gathered into one padded grid and attended with two batched matmuls and a softmax, pad keys masked by ``-inf``:
     a handful of kernel calls per layer whatever the number of lengths (on 2 busy cores each call can cost a
     scheduler slice), and 1.2-3x faster than SDPA's fused kernel on short rows. Otherwise (long sequences, GPUs)
@@ -110,10 +109,10 @@ def _attention(block: torch.nn.Module, x: torch.Tensor, groups: list[tuple[int, 
     heads, d = attn.num_attention_heads, attn.attention_head_size
     scale = getattr(attn, "scaling", None) or d**-0.5
     q, k, v = (proj(x).view(-1, heads, d) for proj in (attn.query, attn.key, attn.value))
-    if layout is not None:
-        q, k, v = (layout.spread(t, heads) for t in (q, k, v))
-        weights = torch.matmul(q, k.transpose(-1, -2)).mul_(scale).add_(layout.bias).softmax(dim=-1)
-        return layout.collect(torch.matmul(weights, v))
+    if grid is not None:
+        q, k, v = (grid.spread(t, heads) for t in (q, k, v))
+        weights = torch.matmul(q, k.transpose(-1, -2)).mul_(scale).add_(grid.bias).softmax(dim=-1)
+        return grid.collect(torch.matmul(weights, v))
     out = torch.empty_like(q)
     for start, count, length in groups:
         rows = slice(start, start + count * length)
@@ -148,10 +147,10 @@ def packed_hidden_states(
     x = x[0]
     blocks = model.encoder.layer if layer is None else model.encoder.layer[:layer]
     groups = _equal_length_groups(lengths)
-    layout = Grid(lengths, device) if device.type == "cpu" and max(lengths) <= EAGER_MAX_LENGTH else None
+    grid = Grid(lengths, device) if device.type == "cpu" and max(lengths) <= EAGER_MAX_LENGTH else None
     states = [x]
     for block in blocks:
-        h = block.attention.output(_attention(block, x, groups, layout), x)
+        h = block.attention.output(_attention(block, x, groups, grid), x)
         x = block.output(block.intermediate(h), h)
         if layer is None:
             states.append(x)

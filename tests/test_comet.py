@@ -465,19 +465,11 @@ N_DDP = 20  # triples both ranks score
 WORLD = 2
 
 
-def _ddp_worker(rank: int, port: int, folder: str, models: dict, sources: list, hyps: list, refs: list) -> None:
+def _ddp_worker(rank: int, models: dict, sources: list, hyps: list, refs: list) -> dict:
     """One rank: warm part of the cache on rank 0 only, score each model sharded, then with different inputs."""
-    import os
-    import pickle
-
-    torch.set_num_threads(1)
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    import torch.distributed as dist
-
     from nlgmetrics.embed.cache import get_cache
     from nlgmetrics.learned import comet as comet_module
 
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
     keys: list[str] = []  # what this rank's shard held
     rows: list[int] = []  # how many sequences this rank's encoder ran
     original_sharded, original_encode = comet_module.encode_sharded, comet_module.Comet._encode
@@ -491,50 +483,33 @@ def _ddp_worker(rank: int, port: int, folder: str, models: dict, sources: list, 
 
     comet_module.encode_sharded, comet_module.Comet._encode = sharded, encode
     out: dict = {}
-    try:
-        warnings.simplefilter("ignore")
-        get_cache().clear()
-        for name, model in models.items():
-            references = None if name == "kiwi" else refs
-            if rank == 0:  # an uneven cache: rank 0 already holds some texts, rank 1 none
-                comet_module.compute_comet(hyps[:5], None if references is None else references[:5],
-                                           sources=sources[:5], model=model, batch_size=8)
-            keys.clear(), rows.clear()
-            out[name] = comet_module.compute_comet(hyps, references, sources=sources, model=model, batch_size=8,
-                                                   distributed=True)
-            out[f"{name}_keys"], out[f"{name}_rows"] = list(keys), sum(rows)
-        try:  # different inputs on the ranks: a clear error on every rank, never a mix of results
-            comet_module.compute_comet(hyps[:4] if rank else hyps[4:8], refs[:4], sources=sources[:4],
-                                       model=models["estimator"], distributed="auto")
-        except ValueError as exc:
-            out["mismatch_error"] = str(exc)
-    finally:
-        dist.destroy_process_group()
-        with open(os.path.join(folder, f"rank{rank}.pkl"), "wb") as handle:
-            pickle.dump(out, handle)
+    warnings.simplefilter("ignore")
+    get_cache().clear()
+    for name, model in models.items():
+        references = None if name == "kiwi" else refs
+        if rank == 0:  # an uneven cache: rank 0 already holds some texts, rank 1 none
+            comet_module.compute_comet(hyps[:5], None if references is None else references[:5],
+                                       sources=sources[:5], model=model, batch_size=8)
+        keys.clear(), rows.clear()
+        out[name] = comet_module.compute_comet(hyps, references, sources=sources, model=model, batch_size=8,
+                                               distributed=True)
+        out[f"{name}_keys"], out[f"{name}_rows"] = list(keys), sum(rows)
+    try:  # different inputs on the ranks: a clear error on every rank, never a mix of results
+        comet_module.compute_comet(hyps[:4] if rank else hyps[4:8], refs[:4], sources=sources[:4],
+                                   model=models["estimator"], distributed="auto")
+    except ValueError as exc:
+        out["mismatch_error"] = str(exc)
+    return out
 
 
 @pytest.fixture(scope="module")
-def ddp_ranks(built, wmt, tmp_path_factory):
-    import os
-    import pickle
-    import socket
-
-    import torch.multiprocessing as tmp
+def ddp_ranks(built, wmt):
+    from gloo_ranks import run_ranks
 
     sources, reference, systems = wmt
     triples = sources[:N_DDP], systems[SYSTEMS[0]][:N_DDP], reference[:N_DDP]
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    folder = str(tmp_path_factory.mktemp("comet-ddp"))
     models = {name: str(built["models"][name]) for name in ("estimator", "kiwi", "xcomet")}
-    tmp.spawn(_ddp_worker, args=(port, folder, models, *triples), nprocs=WORLD, join=True)
-    results = []
-    for rank in range(WORLD):
-        with open(os.path.join(folder, f"rank{rank}.pkl"), "rb") as handle:
-            results.append(pickle.load(handle))
-    return triples, models, results
+    return triples, models, run_ranks(_ddp_worker, WORLD, models, *triples)
 
 
 @pytest.mark.parametrize("name", ["estimator", "kiwi", "xcomet"])

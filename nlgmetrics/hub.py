@@ -54,6 +54,7 @@ from typing import Any
 
 from nlgmetrics import __version__
 from nlgmetrics._layout import PACKAGE_DIR, module_roots
+from nlgmetrics.errors import NlgmetricsError
 
 GRADIO_SDK_VERSION = "3.19.1"
 #: written by ``build`` into every Space folder it makes: the files it wrote (what ``overwrite`` may replace).
@@ -86,7 +87,7 @@ sys.path.insert(1, _unpacked)  # after the app's folder: evaluate's widget reads
 '''
 
 
-class HubError(ValueError):
+class HubError(NlgmetricsError, ValueError):
     """A Space cannot be built or published as asked."""
 
 

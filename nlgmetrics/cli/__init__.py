@@ -42,7 +42,6 @@ from nlgmetrics.cli._common import (
     PROGRESS_MIN_LINES,
     STDIN,
     check_inputs,
-    figure_path,
     load_pairs,
     read_text_file,
     show_progress,
@@ -53,6 +52,6 @@ from nlgmetrics.cli._parser import build_parser
 
 __all__ = [
     "CLIError", "EMBEDDING_METRICS", "PROGRESS_MIN_LINES", "STDIN", "build_parser", "check_inputs", "cli_advice",
-    "coerce_option", "core_error", "figure_path", "format_result", "load_pairs", "main", "option_types",
+    "coerce_option", "core_error", "format_result", "load_pairs", "main", "option_types",
     "parse_option", "read_text_file", "scalar_items", "show_progress",
 ]

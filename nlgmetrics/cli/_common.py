@@ -77,17 +77,6 @@ def check_inputs(metric: str, references: Any, sources: Any) -> None:
 
 
 
-def figure_path(flag: str, path: str, inputs: Sequence[str], formats: Sequence[str] | None = None) -> Path:
-    """The file a figure option really writes (``.png`` added to a name without a suffix), checked before any work:
-    never an input file, a folder, a link or an existing file that is not an image (:mod:`nlgmetrics._outputs`)."""
-    from nlgmetrics._outputs import IMAGE_SIGNATURES, figure_target
-
-    try:
-        return figure_target(path, inputs=inputs, formats=formats or tuple(IMAGE_SIGNATURES))[0]
-    except (ValueError, TypeError) as exc:
-        raise CLIError(f"{flag} {exc}") from None
-
-
 def show_progress(mode: str, n_lines: int) -> bool:
     if mode == "auto":
         return n_lines >= PROGRESS_MIN_LINES and sys.stderr.isatty()

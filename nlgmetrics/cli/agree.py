@@ -9,6 +9,7 @@ from typing import Any
 
 from nlgmetrics.cli._boundary import CLIError
 from nlgmetrics.cli._common import _seed
+from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._options import coerce_option, option_types, parse_option
 from nlgmetrics.registry import METRICS, available_metrics
 
@@ -20,12 +21,12 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
                     "scores: Pearson, Spearman, Kendall tau-b/c, WMT DARR, pairwise accuracy and acc*_eq, at "
                     "segment and system level, with bootstrap intervals and permutation-test significance clusters "
                     "(mt-metrics-eval's statistics).")
-    agreeing.add_argument("human", help="the human judgments file")
+    agreeing.add_argument("human", type=InputPath(), help="the human judgments file")
     agreeing.add_argument("--input", "-i", choices=["wmt-da", "mtme", "table", "annotations"], default="table",
                           help="its format (default: table = CSV/TSV/JSONL with named columns)")
     agreeing.add_argument("--pair", nargs="+", help="wmt-da: the language pair(s), e.g. de-en (several: a column each)")
-    agreeing.add_argument("--texts", help="wmt-da: folder with the reference and system outputs (to score -m)")
-    agreeing.add_argument("--scores", action="append", default=[], metavar="NAME=FILE",
+    agreeing.add_argument("--texts", type=InputPath(), help="wmt-da: folder with the reference and system outputs (to score -m)")
+    agreeing.add_argument("--scores", action="append", default=[], metavar="NAME=FILE", type=InputPath(split="="),
                           help="mtme: a metric's .seg.score file (repeatable)")
     agreeing.add_argument("--mtme-pair", help="mtme with a test-set folder (human-scores/, metric-scores/): the pair")
     agreeing.add_argument("--rater", default="mqm", help="mtme with a folder: human-scores/{pair}.{rater}.seg.score")
@@ -56,8 +57,8 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     agreeing.add_argument("--alpha", type=float, default=0.05, help="significance level of the clusters")
     agreeing.add_argument("--threshold", type=float, default=25.0, help="kendall_like: DARR's minimum human difference")
     agreeing.add_argument("--format", "-f", choices=["table", "markdown", "json", "csv"], default="table")
-    agreeing.add_argument("--plot", metavar="PNG", help="write the correlations with intervals and clusters")
-    agreeing.add_argument("--scatter", metavar="PNG",
+    agreeing.add_argument("--plot", metavar="PNG", type=OutputPath("figure", ("png", "pdf", "svg")), help="write the correlations with intervals and clusters")
+    agreeing.add_argument("--scatter", metavar="PNG", type=OutputPath("figure", ("png", "pdf", "svg")),
                           help="write the figure with a scatter per metric (of the first pair)")
     agreeing.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
     agreeing.add_argument("--progress", choices=["auto", "on", "off"], default="auto", help=progress_help)
@@ -68,7 +69,7 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
 def cmd_agree(args: argparse.Namespace) -> int:
     """Agreement of metrics with human judgments (nlgmetrics.human_agreement)."""
     from nlgmetrics import agreement_io as io_
-    from nlgmetrics.human_agreement import agree, check_plot_path, merge, plot, report
+    from nlgmetrics.human_agreement import agree, merge, plot, report
 
     metrics = list(dict.fromkeys(args.metrics))
     for metric in metrics:
@@ -88,11 +89,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
         for metric in {m.partition(":")[0] for m in metrics}:
             if "device" in option_types(metric):
                 metric_options.setdefault(metric, {})["device"] = args.device
-    inputs = [args.human, *(spec.partition("=")[2] for spec in args.scores)]
     try:
-        for path in (args.plot, args.scatter):
-            if path:
-                check_plot_path(path, inputs)
         if args.scores and args.input != "mtme":
             raise CLIError("--scores NAME=FILE reads mt-metrics-eval score files: use it with --input mtme")
         if args.pair and args.input != "wmt-da":

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from nlgmetrics.cli._boundary import CLIError, core_error
+from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._common import _positive_int, read_text_file
 
 
@@ -15,11 +16,11 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     baseline.add_argument("--model", required=True, help="hub id or local folder (the bundled: minilm)")
     baseline.add_argument("--lang", help="language code (en, zh, en-sci); without --out the file goes where lookups "
                                          "find it")
-    baseline.add_argument("--corpus", required=True, nargs="+", help="text file(s), one sentence a line")
+    baseline.add_argument("--corpus", required=True, nargs="+", type=InputPath(), help="text file(s), one sentence a line")
     baseline.add_argument("--pairs", type=_positive_int, default=100_000,
                           help="random sentence pairs (bert_score used 1M)")
     baseline.add_argument("--seed", type=int, default=0)
-    baseline.add_argument("--out", help="output file (default: $NLGMETRICS_HOME/baselines/<lang>/<model>.tsv)")
+    baseline.add_argument("--out", type=OutputPath("file"), help="output file (default: $NLGMETRICS_HOME/baselines/<lang>/<model>.tsv)")
     baseline.add_argument("--overwrite", action="store_true", help="replace an existing baseline file")
     baseline.add_argument("--batch-size", type=_positive_int, default=64)
     baseline.add_argument("--device", default=None)

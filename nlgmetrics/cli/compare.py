@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from nlgmetrics.cli._boundary import CLIError, core_error
-from nlgmetrics.cli._common import STDIN, _positive_int, _seed, check_inputs, figure_path, load_pairs, read_text_file
+from nlgmetrics.cli._common import STDIN, _positive_int, _seed, check_inputs, load_pairs, read_text_file
+from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._options import coerce_option, option_types, parse_option
 from nlgmetrics.registry import METRICS, available_metrics
 
@@ -25,12 +26,12 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
                     "baseline: paired bootstrap resampling (--paired-bs, default) or approximate randomization "
                     "(--paired-ar), as sacrebleu's paired tests (same numbers for BLEU).",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMPARE_EXAMPLES)
-    comparing.add_argument("systems", nargs="+", help="system output files, one segment per line")
-    comparing.add_argument("--baseline", "-b", required=True, help="the baseline system's output file")
-    comparing.add_argument("--references", "-r", action="append", default=[],
+    comparing.add_argument("systems", nargs="+", type=InputPath(), help="system output files, one segment per line")
+    comparing.add_argument("--baseline", "-b", required=True, type=InputPath(), help="the baseline system's output file")
+    comparing.add_argument("--references", "-r", action="append", default=[], type=InputPath(),
                            help="reference file, one segment per line; repeat for several references (required "
                                 "unless every metric is reference-free)")
-    comparing.add_argument("--sources", "-s", default=None,
+    comparing.add_argument("--sources", "-s", default=None, type=InputPath(),
                            help="source file, one segment per line, for metrics that read sources (COMET)")
     comparing.add_argument("--metrics", "-m", nargs="+", default=["bleu"], help="metrics to compare (default: bleu)")
     test = comparing.add_mutually_exclusive_group()
@@ -44,7 +45,7 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     comparing.add_argument("--option", "-o", action="append", default=[], metavar="METRIC.KEY=VALUE",
                            help="a metric option, e.g. -o bleu.tokenizer=intl (KEY=VALUE with one metric)")
     comparing.add_argument("--format", "-f", choices=["table", "markdown", "json", "csv"], default="table")
-    comparing.add_argument("--plot", metavar="PNG", default=None,
+    comparing.add_argument("--plot", metavar="PNG", default=None, type=OutputPath("figure"),
                            help="also write a figure of the intervals and significant differences (needs matplotlib)")
     comparing.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
     comparing.add_argument("--batch-size", type=_positive_int, default=None, help="embedding metrics: texts per batch")
@@ -85,9 +86,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if STDIN in paths or STDIN in args.references or args.sources == STDIN:
         raise CLIError("compare reads every system, reference and source from files; '-' (standard input) is not "
                        "supported")
-    if args.plot:
-        inputs = [*paths, *args.references, *([args.sources] if args.sources else [])]
-        args.plot = figure_path("--plot", args.plot, inputs)
     baseline, references, sources = load_pairs(args.baseline, args.references, args.sources)  # one line per segment
     for metric in metrics:
         check_inputs(metric, references, sources)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from nlgmetrics.cli._boundary import CLIError
+from nlgmetrics.cli._paths import InputPath, OutputPath
 
 
 def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
@@ -13,7 +14,7 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     build = hub_sub.add_parser("build", help="assemble a Space folder (module script, card, app.py, requirements.txt, "
                                              "the nlgmetrics wheel)")
     build.add_argument("name", help="metric name (a folder of metrics/ with a card in hub_cards/)")
-    build.add_argument("--out", required=True, help="the Space folder to create (evaluate.load(OUT) loads it)")
+    build.add_argument("--out", required=True, type=OutputPath("folder"), help="the Space folder to create (evaluate.load(OUT) loads it)")
     build.add_argument("--overwrite", action="store_true",
                        help="replace a previous build in OUT (only folders made by hub build; nothing else is touched)")
     publish = hub_sub.add_parser("publish", help="build the Space and upload it with huggingface_hub")
@@ -24,10 +25,10 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     publish.add_argument("--private", action="store_true", help="create the Space private")
     publish.add_argument("--token", default=None, help="Hub token (default: the logged-in one, HF_TOKEN)")
     for command in (build, publish):
-        command.add_argument("--source", default=None,
+        command.add_argument("--source", default=None, type=InputPath(),
                              help="folder with metrics/ and hub_cards/ (default: this installation's)")
         how = command.add_mutually_exclusive_group()
-        how.add_argument("--wheel", default=None,
+        how.add_argument("--wheel", default=None, type=InputPath(),
                          help="the nlgmetrics wheel the Space carries (default: built from the checkout, or repacked "
                               "from the installed package)")
         how.add_argument("--requirement", default=None, metavar="SPEC",

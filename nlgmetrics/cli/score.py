@@ -12,11 +12,11 @@ from nlgmetrics.cli._common import (
     PROGRESS_MIN_LINES,
     _positive_int,
     check_inputs,
-    figure_path,
     load_pairs,
     show_progress,
 )
 from nlgmetrics.cli._format import format_result
+from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._options import coerce_option, option_types, parse_option
 from nlgmetrics.registry import METRICS, get_spec
 from nlgmetrics.registry import score as score_metric
@@ -34,11 +34,11 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="score a file of predictions against reference files",
                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=SCORE_EXAMPLES)
     score.add_argument("--metric", "-m", required=True, choices=list(METRICS))
-    score.add_argument("--predictions", "-p", required=True, help="file with one prediction per line (- for stdin)")
-    score.add_argument("--references", "-r", action="append", default=[],
+    score.add_argument("--predictions", "-p", required=True, type=InputPath(), help="file with one prediction per line (- for stdin)")
+    score.add_argument("--references", "-r", action="append", default=[], type=InputPath(),
                        help="file with one reference per line (- for stdin); repeat for several references "
                             "(required unless the metric is reference-free)")
-    score.add_argument("--sources", "-s", default=None,
+    score.add_argument("--sources", "-s", default=None, type=InputPath(),
                        help="file with one source text per line, for metrics that read sources (COMET)")
     score.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table")
     score.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
@@ -48,7 +48,7 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     score.add_argument("--batch-size", type=_positive_int, default=None, help="embedding metrics: texts per batch")
     score.add_argument("--progress", choices=["auto", "on", "off"], default="auto",
                        help=f"{progress_help} (auto: {PROGRESS_MIN_LINES}+ lines)")
-    score.add_argument("--plot-alignment", metavar="PNG", default=None,
+    score.add_argument("--plot-alignment", metavar="PNG", default=None, type=OutputPath("figure", ("png",)),
                        help="bertscore/moverscore: also write the token alignment heatmap of one pair (needs matplotlib)")
     score.add_argument("--plot-index", type=int, default=0, help="which pair --plot-alignment shows (default: 0)")
     score.set_defaults(func=cmd_score)
@@ -72,10 +72,6 @@ def cmd_score(args: argparse.Namespace) -> int:
             options[key] = value
     if args.plot_alignment and args.metric not in EMBEDDING_METRICS:
         raise CLIError(f"--plot-alignment works with {' and '.join(EMBEDDING_METRICS)}, not {args.metric}")
-    sources_file = [args.sources] if args.sources else []
-    if args.plot_alignment:
-        args.plot_alignment = figure_path("--plot-alignment", args.plot_alignment,
-                                          [args.predictions, *args.references, *sources_file], ("png",))
     try:
         options = get_spec(args.metric).canonical_options(options)  # aliases (HF evaluate's names) -> ours
     except ValueError as exc:

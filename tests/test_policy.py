@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from nlgmetrics.cli import _boundary, _parser, main
+from nlgmetrics.cli import _parser, main
 from nlgmetrics.cli._paths import InputPath, OutputPath
 
 #: words in an option's name, or its help, that say it names something written

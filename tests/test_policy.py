@@ -219,7 +219,7 @@ def test_the_boundary_turns_library_errors_into_one_line(name, exc, monkeypatch,
     monkeypatch.setattr(_parser, "build_parser", with_failing_list)
     assert main(["list"]) == 2
     line = _one_error_line(capsys.readouterr().err)
-    assert "weights_only=False" not in line and len(line) < 1200, line
+    assert "weights_only" not in line and len(line) < 1200, line
     assert ("internal error" in line) == (name == "a bug"), line
 
 

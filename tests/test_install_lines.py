@@ -140,3 +140,19 @@ def test_readme_lines_resolve_no_cuda_package_with_standard_pip_settings(tmp_pat
             continue
         chosen = dry_run(python, line, work, env, tmp_path / "report.json")
         assert "torch" not in chosen and [n for n in chosen if n.startswith(CUDA)] == [], (line, sorted(chosen))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not NETWORK, reason="resolves against PyPI: set NLGMETRICS_NETWORK_TESTS=1")
+def test_lighteval_inspect_and_nlgmetrics_resolve_in_one_venv(tmp_path):
+    """issue 35 item 3: pip resolves lighteval 0.13 (nltk==3.9.1), inspect-ai and the nlgmetrics wheel together.
+    Measured (pip 23.2, PyPI, 2025-11): 169 packages, lighteval 0.13.0, inspect_ai 0.3.285, nltk 3.9.1."""
+    from nlgmetrics import hub
+
+    env = standard_pip_env(tmp_path)
+    wheel = Path(hub.space_wheel())
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True)
+    chosen = dry_run(tmp_path / "venv" / "bin" / "python", f"pip install lighteval==0.13.0 inspect-ai {wheel}",
+                     tmp_path, env, tmp_path / "report.json")
+    assert chosen["lighteval"] == "0.13.0" and chosen["nltk"] == "3.9.1" and chosen["nlgmetrics"] == "0.1.0"
+    assert "inspect-ai" in chosen or "inspect_ai" in chosen

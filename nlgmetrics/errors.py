@@ -12,7 +12,7 @@ Each class also subclasses the built-in error callers caught before it existed (
     ├── ServerError (ValueError)         a remote server (LLM judge, Hub) unreachable or answering something unusable
     ├── OutputError (ValueError)         an output path refused (a link, an input, a missing folder) or not writable
     ├── CacheError (OSError)             a cache file read-only, locked or corrupted
-    └── MissingExtraError (ImportError)  an optional extra not installed (the message names the pip line)
+    └── MissingExtraError (ImportError, ValueError)  an optional extra not installed (the message names the pip line)
 """
 
 from __future__ import annotations
@@ -51,8 +51,10 @@ class CacheError(NlgmetricsError, OSError):
     """A cache file (the judge cache, the embedding cache) is read-only, locked or corrupted."""
 
 
-class MissingExtraError(NlgmetricsError, ImportError):
-    """An optional dependency is missing; the message names the extra to install."""
+class MissingExtraError(NlgmetricsError, ImportError, ValueError):
+    """An optional dependency is missing; the message names the extra to install. Also a ``ValueError`` (like an
+    unknown metric name: the metric cannot be used in this installation), so existing ``except ValueError`` callers
+    report it as one line."""
 
 
 __all__ = ["CacheError", "CheckpointError", "InputError", "LimitError", "MissingExtraError", "NlgmetricsError",

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from nlgmetrics.errors import MissingExtraError
+
 LEXICAL = "lexical"
 EMBEDDING = "embedding"
 LEARNED = "learned"
@@ -44,13 +46,6 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 #: import name -> its pip distribution, where they differ (for the error message).
 _DISTRIBUTIONS = {"ot": "POT", "yaml": "pyyaml"}
-
-
-class MissingExtraError(ImportError, ValueError):
-    """A metric needs a pip extra that is not installed: one message naming the extra and the install line.
-
-    An ``ImportError`` (a dependency is missing) and a ``ValueError`` (like an unknown metric name: the metric cannot
-    be used in this installation), so every entry point's existing error boundary reports it as one line."""
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:

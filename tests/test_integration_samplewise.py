@@ -85,3 +85,19 @@ def test_reference_free_and_empty_inputs():
         corpus_headline("bleu", {}, [])
     empty = corpus_headline("chrf", {}, [SampleText("", REFS[0])])
     assert empty == {"chrf": 0.0} and all(math.isfinite(v) for v in empty.values())
+
+
+@pytest.mark.parametrize("module, extra", [("inspect", "inspect"), ("lighteval", "lighteval")])
+def test_adapter_without_its_framework_names_the_extra(module, extra):
+    """In an environment without the framework (this one), importing its adapter is one MissingExtraError naming the
+    pip extra, not a bare ModuleNotFoundError."""
+    import importlib
+    import importlib.util
+
+    from nlgmetrics.errors import MissingExtraError
+
+    framework = {"inspect": "inspect_ai", "lighteval": "lighteval"}[module]
+    if importlib.util.find_spec(framework) is not None:
+        pytest.skip(f"{framework} is installed here")
+    with pytest.raises(MissingExtraError, match=rf"nlgmetrics\[{extra}\]"):
+        importlib.import_module(f"nlgmetrics.integration.{module}")

@@ -36,12 +36,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lighteval.metrics.metrics_sample import SampleLevelComputation
-from lighteval.metrics.sample_preparator import Preparator
-from lighteval.metrics.utils.metric_utils import (
-    CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
-)
-from lighteval.tasks.requests import Doc, SamplingMethod
+from nlgmetrics.errors import MissingExtraError
+
+try:
+    from lighteval.metrics.metrics_sample import SampleLevelComputation
+    from lighteval.metrics.sample_preparator import Preparator
+    from lighteval.metrics.utils.metric_utils import (
+        CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
+    )
+    from lighteval.tasks.requests import Doc, SamplingMethod
+except ImportError as error:  # one line naming the extra, not a ModuleNotFoundError from the import
+    raise MissingExtraError("nlgmetrics.integration.lighteval needs lighteval 0.13: pip install "
+                            f"'nlgmetrics[lighteval]' ({error})") from error
 
 from nlgmetrics.integration.samplewise import (
     SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, score_batch,

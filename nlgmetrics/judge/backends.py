@@ -56,16 +56,29 @@ class Answer:
 
 
 OnAnswer = Callable[[int, Answer], None]
+#: the largest in-process batch a user may ask for
+MAX_BATCH_SIZE = 4096
 
 
 class JudgeBackend:
-    """Base of the backends. ``identity()`` names what decides the answers (part of the signature and cache key);
+    """Base of the backends. ``identity()`` names what decides the answers (part of the signature; never a
+    credential); ``key_identity()`` is what the cache key takes from the backend (default: the identity);
+    ``payload()`` is the request as sent (model input and every sampling parameter, part of the cache key);
     ``run`` answers ``requests`` and calls ``on_answer(i, answer)`` for each, as it arrives."""
 
     name = ""
 
     def identity(self) -> dict[str, str]:
         raise NotImplementedError
+
+    def key_identity(self) -> dict[str, str]:
+        return self.identity()
+
+    def payload(self, request: Request, *, max_tokens: int, weighting: str, temperature: float,
+                seed: int | None) -> dict:
+        """What decides this backend's answer to ``request`` (a backend that ignores a parameter leaves it out)."""
+        return {"messages": request.as_messages(), "max_tokens": max_tokens, "temperature": temperature,
+                "seed": seed, "logprobs": weighting == "geval"}
 
     def run(self, requests: Sequence[Request], on_answer: OnAnswer, *, max_tokens: int, weighting: str,
             temperature: float = 0.0, seed: int | None = 0, progress: bool = False) -> None:
@@ -75,18 +88,36 @@ class JudgeBackend:
         """Release what the backend holds (clients, threads)."""
 
 
+#: file content digests by (resolved path, size, mtime_ns, inode): a folder's revision is hashed once per process
+_FILE_DIGESTS: dict[tuple, str] = {}
+_FILE_DIGESTS_MAX = 4096
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's bytes, remembered by (path, size, mtime, inode) so an unchanged file is read once per
+    process (a replaced or rewritten file has another mtime or inode, so it is read again)."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    if key not in _FILE_DIGESTS:
+        digest = hashlib.sha256()
+        with open(path, "rb") as file:
+            for block in iter(lambda: file.read(1 << 22), b""):
+                digest.update(block)
+        if len(_FILE_DIGESTS) >= _FILE_DIGESTS_MAX:
+            _FILE_DIGESTS.pop(next(iter(_FILE_DIGESTS)))
+        _FILE_DIGESTS[key] = digest.hexdigest()
+    return _FILE_DIGESTS[key]
+
+
 def folder_revision(folder: str | os.PathLike) -> str:
-    """A revision for a local model folder: SHA-256 (12 digits) of its config and tokenizer files and the names and
-    sizes of its weight files (so retrained or re-saved weights of another size change it)."""
+    """A revision for a local model folder: SHA-256 (12 digits) over the names and content digests
+    (:func:`file_digest`) of its files, weights included, so replaced weights change it even at the same size."""
     root = Path(folder)
     digest = hashlib.sha256()
     for path in sorted(root.iterdir()):
-        if not path.is_file():
-            continue
-        if path.suffix in (".json", ".jinja", ".txt", ".model"):
-            digest.update(path.name.encode() + b"\x00" + path.read_bytes())
-        else:
-            digest.update(f"{path.name}:{path.stat().st_size}".encode())
+        if path.is_file():
+            digest.update(path.name.encode("utf-8", "surrogateescape") + b"\x00" + file_digest(path).encode() + b"\n")
     return digest.hexdigest()[:12]
 
 
@@ -108,8 +139,8 @@ class TransformersBackend(JudgeBackend):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not 1 <= batch_size <= MAX_BATCH_SIZE:
+            raise ValueError(f"batch_size must be an integer from 1 to {MAX_BATCH_SIZE}, got {batch_size!r}.")
         local = Path(str(model)).is_dir()
         self.model_name = str(model)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -134,10 +165,16 @@ class TransformersBackend(JudgeBackend):
         self.revision = revision or (folder_revision(model) if local else getattr(
             self.model.config, "_commit_hash", None) or "unknown")
         self.batch_size = batch_size
+        self.dtype = str(torch_dtype).replace("torch.", "")
         self._label_ids: dict[tuple[str, ...], dict[str, list[int]]] = {}
 
     def identity(self) -> dict[str, str]:
-        return {"backend": self.name, "model": self.model_name, "revision": self.revision}
+        return {"backend": self.name, "model": self.model_name, "revision": self.revision, "dtype": self.dtype}
+
+    def payload(self, request: Request, *, max_tokens: int, weighting: str, temperature: float,
+                seed: int | None) -> dict:
+        """Greedy and exact: temperature and seed do not change an in-process answer, so they are left out."""
+        return {"messages": request.as_messages(), "max_tokens": max_tokens, "logprobs": weighting == "geval"}
 
     def label_token_ids(self, labels: tuple[str, ...]) -> dict[str, list[int]] | None:
         """Every vocabulary id whose token spells each label (a leading space marker ``Ġ``/``▁`` ignored); ``None``

@@ -32,7 +32,8 @@ MASK = "***"
 CREDENTIAL_OPTIONS: dict[str, str] = {"api_key": "secret", "base_url": "url"}
 
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
-_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|api-key)(\s*[:=]\s*)('?)([^\s',}\"]+(?: [^\s',}\"]+)?)")
+_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|api[-_]key)(['\"]?\s*[:=]\s*)(['\"]?)"
+                     r"((?:(?:bearer|basic|token)\s+)?[^\s'\",}&]{4,})")
 _TOKEN = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}")
 _KNOWN: set[str] = set()
 _KNOWN_LOCK = threading.Lock()

@@ -99,7 +99,10 @@ class JudgmentCache:
             self._db.executescript(_SCHEMA)
             # prove now, before anything is paid for, that rows can be written (read-only file, another writer)
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("ROLLBACK")
+            try:
+                self._db.execute("INSERT OR REPLACE INTO seen VALUES ('', '', '')")
+            finally:
+                self._db.execute("ROLLBACK")
             self._db.execute("SELECT key, answer FROM judgments LIMIT 1").fetchall()
         except (sqlite3.Error, OSError) as exc:
             if self._db is not None:

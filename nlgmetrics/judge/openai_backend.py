@@ -71,6 +71,12 @@ class OpenAIBackend(JudgeBackend):
         key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
         remember(key)
         remember_url(base_url)
+        remember_url(os.environ.get("OPENAI_BASE_URL"))
+        if base_url is not None and (not isinstance(base_url, str) or "?" in base_url or "#" in base_url):
+            raise JudgeServerError(
+                f"base_url must be a URL without a query string or fragment, e.g. http://127.0.0.1:8000/v1, got "
+                f"{base_url!r} (the client appends /chat/completions after it); pass a key with api_key= or "
+                f"$OPENAI_API_KEY.")
         self.client = openai.OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=timeout)
         self.base_url = str(self.client.base_url).rstrip("/")  # sent to the client only; shown as public_url
         remember_url(self.base_url)
@@ -134,7 +140,7 @@ class OpenAIBackend(JudgeBackend):
             except openai.APIStatusError as exc:
                 raise JudgeServerError(
                     f"the judge server at {self.public_url} refused the request for model {self.model!r} "
-                    f"(HTTP {exc.status_code}: {_reason(exc)}); check model= and api_key=."
+                    f"(HTTP {exc.status_code}: {_reason(exc)}); check model= and the API key (api_key= or $OPENAI_API_KEY)."
                 ) from None
             except (openai.APIError, ValueError, TypeError) as exc:  # e.g. truncated JSON, a body of another shape
                 raise self._not_a_completion(f"{type(exc).__name__}: {_reason(exc)}") from None

@@ -4,7 +4,8 @@
 - :class:`LogprobServer`: a stdlib OpenAI-compatible chat completions server that answers greedily from a local
   causal LM with real ``top_logprobs`` (``transformers serve`` ignores the logprobs fields, so G-Eval through the
   openai client is checked against this one);
-- :class:`FlakyProxy`: forwards to an upstream server but answers 429 or 500 on a fixed share of requests.
+- :class:`FlakyProxy`: forwards to an upstream server but answers 429 or 500 on a fixed share of requests;
+- :class:`CannedServer`: answers every request with a fixed (often broken) body, and records what it was sent.
 """
 
 from __future__ import annotations
@@ -214,9 +215,9 @@ class _ProxyHandler(_Quiet):
 
 
 class CannedServer(_Server):
-    """Answers every POST with ``answer(body) -> (status, bytes, content type)`` (default: a fixed chat completion
-    with the logprob ``logprob`` for the token ``"3"``); records each request's path, headers and body. For broken
-    answers: HTML pages, error bodies, truncated JSON, empty choice lists, absurd logprobs."""
+    """Answers every POST with ``answer(body) -> (status, bytes, content type)`` (default: a chat completion
+    answering ``"3"``); records each request's path, headers (lower-case names) and body. For broken answers: HTML
+    pages, error bodies, truncated JSON, empty choice lists, absurd logprobs."""
 
     def __init__(self, answer=None) -> None:
         self.answer = answer or (lambda body: (200, completion(), "application/json"))
@@ -246,6 +247,6 @@ class _CannedHandler(_Quiet):
         server = self.server.owner
         data = self._read()
         with server.lock:
-            server.requests.append((self.path, dict(self.headers), data))
+            server.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, data))
         status, body, content_type = server.answer(json.loads(data) if data else {})
         self._send(status, body, content_type)

@@ -77,11 +77,16 @@ class OpenAIBackend(JudgeBackend):
                 f"base_url must be a URL without a query string or fragment, e.g. http://127.0.0.1:8000/v1, got "
                 f"{base_url!r} (the client appends /chat/completions after it); pass a key with api_key= or "
                 f"$OPENAI_API_KEY.")
-        self.client = openai.OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=timeout)
-        self.base_url = str(self.client.base_url).rstrip("/")  # sent to the client only; shown as public_url
+        given = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL")
+        base_url, basic = _split_userinfo(given)
+        # userinfo goes as a Basic Authorization header (as httpx would send it), never in the URL the client
+        # logs ("HTTP Request: POST http://user:pass@..." at INFO)
+        self.client = openai.OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=timeout,
+                                    default_headers={"Authorization": basic} if basic else None)
+        self.base_url = str(self.client.base_url).rstrip("/")  # without userinfo; shown as public_url
         remember_url(self.base_url)
-        #: the URL without credentials (userinfo, query values): what signatures, caches and messages show
-        self.public_url = redact_url(self.base_url)
+        #: the URL with its credentials masked (``http://***@host/v1``): what signatures and messages show
+        self.public_url = redact_url(given.rstrip("/") if basic else self.base_url)
         self.max_concurrency, self.max_retries, self.backoff = max_concurrency, max_retries, backoff
         self.top_logprobs = top_logprobs
         self.retries = 0  # requests sent again after a 429/5xx/timeout, over the backend's life
@@ -95,7 +100,7 @@ class OpenAIBackend(JudgeBackend):
         """:meth:`identity` plus a digest of the URL's query string (it may select a deployment or API version);
         the userinfo is left out (credentials do not change an answer)."""
         query = self.base_url.split("?", 1)[1] if "?" in self.base_url else ""
-        return {**self.identity(), **({"query": digest(query)} if query else {})}
+        return {**self.identity(), "base_url": redact_url(self.base_url), **({"query": digest(query)} if query else {})}
 
     def payload(self, request: Request, *, max_tokens: int, weighting: str, temperature: float,
                 seed: int | None) -> dict:
@@ -210,6 +215,21 @@ class OpenAIBackend(JudgeBackend):
         finally:  # on an error, do not wait for requests still in flight (their answers are not needed)
             pool.shutdown(wait=not pending, cancel_futures=True)
             bar.close()
+
+
+def _split_userinfo(url: str | None) -> tuple[str | None, str | None]:
+    """``(url without userinfo, "Basic ..." header value or None)``."""
+    if not url or "@" not in url:
+        return url, None
+    import base64
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    host = parts.netloc.rsplit("@", 1)[1]
+    token = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}".encode()
+    return urlunsplit(parts._replace(netloc=host)), "Basic " + base64.b64encode(token).decode()
 
 
 def _retry_after(exc: Exception) -> float:

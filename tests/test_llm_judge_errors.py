@@ -17,6 +17,7 @@ from judge_servers import CannedServer, completion  # noqa: E402
 from nlgmetrics.judge import Answer, JudgeBackend, compute_llm_judge  # noqa: E402
 from nlgmetrics.judge.backends import file_digest, folder_revision  # noqa: E402
 from nlgmetrics.judge.cache import JudgmentCache, cache_path, default_cache_path  # noqa: E402
+from nlgmetrics.errors import CacheError, OutputError, ServerError  # noqa: E402
 from nlgmetrics.judge.errors import JudgeCacheError, JudgeError, JudgeServerError  # noqa: E402
 from nlgmetrics.judge.openai_backend import OpenAIBackend  # noqa: E402
 
@@ -199,7 +200,7 @@ def test_locked_corrupted_and_linked_caches(tmp_path, monkeypatch):
     # a symbolic link (to a real cache): never written through
     link = tmp_path / "link.sqlite"
     link.symlink_to(path)
-    with pytest.raises(JudgeCacheError, match="link.sqlite is a symbolic link"):
+    with pytest.raises(OutputError, match="link.sqlite is a symbolic link; nlgmetrics never writes through links"):
         compute_llm_judge(["b"], backend=backend, template=SHORT, cache=str(link))
     assert backend.asked == 0
     # a row whose answer is not JSON: judged again (a warning), replaced
@@ -280,9 +281,9 @@ def test_local_judge_revision_follows_the_weights_content(tmp_path):
 
 # -- bounds -------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("option, value, message", [
-    ("unparseable_retries", 10 ** 6, "unparseable_retries must be an integer from 0 to 10"),
-    ("max_tokens", 10 ** 6, "max_tokens must be an integer from 1 to 4096"),
-    ("max_tokens", 0, "max_tokens must be an integer from 1 to 4096"),
+    ("unparseable_retries", 10 ** 6, r"unparseable_retries must be an integer in \[0, 10\]"),
+    ("max_tokens", 10 ** 6, r"max_tokens must be an integer in \[1, 4096\]"),
+    ("max_tokens", 0, r"max_tokens must be an integer in \[1, 4096\]"),
 ])
 def test_sizes_are_bounded(option, value, message):
     with pytest.raises(ValueError, match=message):
@@ -290,9 +291,9 @@ def test_sizes_are_bounded(option, value, message):
 
 
 @pytest.mark.parametrize("option, value, message", [
-    ("top_logprobs", 21, "top_logprobs must be an integer from 0 to 20"),
-    ("max_concurrency", 10 ** 6, "max_concurrency must be an integer from 1 to 256"),
-    ("max_retries", 10 ** 6, "max_retries must be an integer from 0 to 20"),
+    ("top_logprobs", 21, r"top_logprobs must be an integer in \[0, 20\]"),
+    ("max_concurrency", 10 ** 6, r"max_concurrency must be an integer in \[1, 256\]"),
+    ("max_retries", 10 ** 6, r"max_retries must be an integer in \[0, 20\]"),
 ])
 def test_server_sizes_are_bounded(option, value, message):
     with pytest.raises(ValueError, match=message):
@@ -306,3 +307,13 @@ def test_retries_at_their_maximum_return(canned):
         result = compute_llm_judge(["a"], backend=judge(server), template=SHORT, cache=False,
                                    on_unparseable="retry", unparseable_retries=10, weighting="parse")
     assert result["scores"] == [None] and result["unparseable"] == 1 and len(server.requests) == 11
+
+
+def test_judge_errors_are_the_projects_and_a_cache_folder_must_exist(tmp_path):
+    assert issubclass(JudgeServerError, ServerError) and issubclass(JudgeCacheError, CacheError)
+    assert issubclass(JudgeError, ValueError) and issubclass(JudgeServerError, ValueError)
+    assert str(JudgeServerError("at http://u:secret-pw@h/v1")) == "at http://***@h/v1"
+    backend = Counting()
+    with pytest.raises(OutputError, match="nodir"):  # a typo in a folder fails before anything is paid for
+        compute_llm_judge(["a"], backend=backend, template=SHORT, cache=str(tmp_path / "nodir" / "judge.sqlite"))
+    assert backend.asked == 0 and not (tmp_path / "nodir").exists()

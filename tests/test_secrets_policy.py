@@ -155,6 +155,7 @@ def run_collecting(outputs: Outputs, where: str, call, caplog, capfd):
 def test_python_api_and_evaluate_module_leak_no_secret(planted, tmp_path, caplog, capfd):
     outputs = Outputs()
     cache = tmp_path / "cache" / "judge.sqlite"
+    cache.parent.mkdir()
     for name, server in planted.items():
         for with_key in (True, False):  # the option, or $OPENAI_API_KEY
             options = dict(model="m", backend="openai", base_url=url(server), template=SHORT, cache=str(cache),

@@ -139,8 +139,9 @@ class TransformersBackend(JudgeBackend):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not 1 <= batch_size <= MAX_BATCH_SIZE:
-            raise ValueError(f"batch_size must be an integer from 1 to {MAX_BATCH_SIZE}, got {batch_size!r}.")
+        from nlgmetrics.options import check_int
+
+        batch_size = check_int("batch_size", batch_size, 1, MAX_BATCH_SIZE, "prompts per forward pass")
         local = Path(str(model)).is_dir()
         self.model_name = str(model)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")

@@ -7,7 +7,8 @@ digest, scale, mode and library version. No credential is stored: URLs are redac
 A G-Eval run never reuses an answer that came back without token probabilities (it is asked again and replaced).
 
 Each answer is committed the moment it arrives (SQLite's write-ahead log), so an interrupted run loses nothing and
-a rerun pays only for rows it lacks. A file that is read-only, locked by another writer, or not SQLite is refused
+a rerun pays only for rows it lacks. The path follows the output rule (:mod:`nlgmetrics._outputs`: never a link or
+a folder; a folder you name must exist). A file that is read-only, locked by another writer, or not SQLite is refused
 before anything is asked (:class:`~nlgmetrics.judge.errors.JudgeCacheError`); a write that fails later in a run
 (disk full, file removed) warns and the run goes on with the answers it has paid for. A row whose answer cannot be
 read is a miss (asked again, replaced). A ``seen`` table records the model name and fingerprint each endpoint last
@@ -31,6 +32,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from nlgmetrics._outputs import output_target
 from nlgmetrics.judge.backends import Answer
 from nlgmetrics.judge.errors import JudgeCacheError
 
@@ -74,20 +76,13 @@ class JudgmentCache:
 
     busy_timeout = 30.0
 
-    def __init__(self, path: str | os.PathLike | None = None) -> None:
-        self.path = Path(path) if path is not None else default_cache_path()
-        fix = "pass another file with cache='...', or cache=False"
-        if self.path.is_symlink():
-            raise JudgeCacheError(f"judge cache {self.path} is a symbolic link; the cache is never written through "
-                                  f"a link: {fix}.")
-        if self.path.is_dir():
-            raise JudgeCacheError(f"judge cache path {self.path} is a directory; pass a file path such as "
-                                  f"{self.path / 'judge.sqlite'}, or cache=False.")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise JudgeCacheError(f"cannot create the folder of the judge cache {self.path} "
-                                  f"({exc.strerror or exc}); {fix}.") from None
+    def __init__(self, path: str | os.PathLike | None = None, *, make_parents: bool | None = None) -> None:
+        # the output rule (nlgmetrics._outputs): never through a link, never a folder; a folder the user named must
+        # exist, the default one (make_parents) is created. SQLite updates the file in place, never replaces it.
+        if make_parents is None:
+            make_parents = path is None
+        self.path = output_target(path if path is not None else default_cache_path(), what="judge cache",
+                                  replaceable=lambda _: True, make_parents=make_parents)
         self._lock = threading.Lock()
         self.failed_writes = 0
         self._db = None
@@ -107,6 +102,7 @@ class JudgmentCache:
         except (sqlite3.Error, OSError) as exc:
             if self._db is not None:
                 self._db.close()
+            fix = "pass another file with cache='...', or cache=False"
             raise JudgeCacheError(f"judge cache {self.path} cannot be used ({_why(exc)}); {_fix(exc, fix)}.") \
                 from None
 

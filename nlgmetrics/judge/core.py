@@ -25,9 +25,9 @@ from typing import Any
 
 import nlgmetrics
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
-from nlgmetrics.options import check_real, checked_options
+from nlgmetrics.options import check_int, check_real, checked_options
 from nlgmetrics.judge.backends import Answer, JudgeBackend, Request, TransformersBackend
-from nlgmetrics.judge.cache import JudgmentCache, cache_path, judgment_key
+from nlgmetrics.judge.cache import JudgmentCache, cache_path, default_cache_path, judgment_key
 from nlgmetrics.judge.errors import JudgeError
 from nlgmetrics.judge.scale import (
     GEVAL, OUTCOME_SCORE, PAIRWISE_LABELS, PARSE, Scale, as_scale, combine_orders, pairwise_verdict,
@@ -180,10 +180,9 @@ def compute_llm_judge(
         raise ValueError(f"weighting must be 'geval' or 'parse', got {weighting!r}.")
     if on_unparseable not in UNPARSEABLE:
         raise ValueError(f"on_unparseable must be one of {UNPARSEABLE}, got {on_unparseable!r}.")
-    for option, value, low, high in (("max_tokens", max_tokens, 1, MAX_TOKENS),
-                                     ("unparseable_retries", unparseable_retries, 0, MAX_UNPARSEABLE_RETRIES)):
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ValueError(f"{option} must be an integer from {low} to {high}, got {value!r}.")
+    max_tokens = check_int("max_tokens", max_tokens, 1, MAX_TOKENS, "answer tokens per judgment")
+    unparseable_retries = check_int("unparseable_retries", unparseable_retries, 0, MAX_UNPARSEABLE_RETRIES,
+                                    "extra requests per unparseable answer")
     temperature = check_real("temperature", temperature, 0, 2, "0: greedy, the default")
     timeout = check_real("timeout", timeout, 0.001, 86400, "seconds per request")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
@@ -222,7 +221,8 @@ def compute_llm_judge(
             todo[(i, 1)] = Request.of(tmpl.messages({**values(i), "response_a": base[i],
                                                      "response_b": predictions[i]}), labels)
 
-    store = None if cache_file is None else JudgmentCache(cache_file)
+    store = None if cache_file is None else JudgmentCache(cache_file, make_parents=cache is True or (
+        isinstance(cache, str) and cache_file == default_cache_path()))
     stats = {"cache_hits": 0, "judged": 0, "prompt_tokens": 0, "completion_tokens": 0}
     try:
         answers = _judge_all(judge, store, todo, parts, weighting, temperature, seed, max_tokens, verbose, stats)

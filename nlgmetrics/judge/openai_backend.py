@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
+from nlgmetrics.options import check_int
 from nlgmetrics._secrets import digest, redact_url, remember, remember_url
 from nlgmetrics.judge.backends import Answer, JudgeBackend, OnAnswer, Request
 from nlgmetrics.judge.errors import JudgeServerError
@@ -56,14 +57,9 @@ class OpenAIBackend(JudgeBackend):
                 from None
         import os
 
-        for name, value, low, high in (("max_concurrency", max_concurrency, 1, MAX_CONCURRENCY),
-                                       ("max_retries", max_retries, 0, MAX_RETRIES)):
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ValueError(f"{name} must be an integer from {low} to {high}, got {value!r}.")
-        if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or \
-                not 0 <= top_logprobs <= MAX_TOP_LOGPROBS:
-            raise ValueError(f"top_logprobs must be an integer from 0 to {MAX_TOP_LOGPROBS} (OpenAI's limit), got "
-                             f"{top_logprobs!r}.")
+        max_concurrency = check_int("max_concurrency", max_concurrency, 1, MAX_CONCURRENCY, "requests in flight")
+        max_retries = check_int("max_retries", max_retries, 0, MAX_RETRIES, "per request, after a 429/5xx/timeout")
+        top_logprobs = check_int("top_logprobs", top_logprobs, 0, MAX_TOP_LOGPROBS, "OpenAI's limit")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
         self._openai = openai

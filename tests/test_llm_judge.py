@@ -337,3 +337,14 @@ def test_answers_from_two_fingerprints_in_one_run_warn():
     with pytest.warns(UserWarning, match="the answers come from 2 model/fingerprint pairs"):
         result = compute_llm_judge(["a", "b"], backend=Redeployed(None), template=SHORT, cache=False)
     assert result["scores"] == [3.0, 3.0]
+
+
+def test_cache_key_and_signature_carry_the_in_process_dtype(tiny_judge, tmp_path):
+    path = str(tmp_path / "judge.sqlite")
+    f32 = compute_llm_judge(PREDICTIONS[:3], model=tiny_judge, template=SHORT, cache=path)
+    b16 = compute_llm_judge(PREDICTIONS[:3], model=tiny_judge, template=SHORT, cache=path, dtype="bfloat16")
+    assert b16["cache_hits"] == 0 and b16["judged"] == 3  # a bfloat16 judgment is not served to a float32 run
+    assert "dtype:float32" in f32["signature"] and "dtype:bfloat16" in b16["signature"]
+    assert b16["scores"] != f32["scores"]  # bfloat16 rounding moves G-Eval scores
+    again = compute_llm_judge(PREDICTIONS[:3], model=tiny_judge, template=SHORT, cache=path)
+    assert again["cache_hits"] == 3 and again["scores"] == f32["scores"]

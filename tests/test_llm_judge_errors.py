@@ -4,6 +4,7 @@ json/openai/sqlite3. Servers: tests/judge_servers.py's CannedServer on 127.0.0.1
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sqlite3
@@ -277,6 +278,28 @@ def test_local_judge_revision_follows_the_weights_content(tmp_path):
     os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000))
     assert folder_revision(folder) == first
     assert file_digest(weights) == "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b"  # sha256
+
+
+def test_weight_digests_are_kept_across_processes(tmp_path, monkeypatch):
+    from nlgmetrics.judge import backends
+
+    monkeypatch.setenv("NLGMETRICS_JUDGE_CACHE", str(tmp_path / "cache" / "judge.sqlite"))
+    folder = tmp_path / "judge"
+    folder.mkdir()
+    weights = folder / "model.safetensors"
+    weights.write_bytes(b"\x02" * (2 << 20))  # over 1 MB: its digest is stored
+    (folder / "config.json").write_text("{}")
+    first = folder_revision(folder)
+    store = json.loads(backends.digest_store_path().read_text())
+    assert list(store.values()) == [file_digest(weights)] and str(weights.resolve()) in next(iter(store))
+    # a new process (empty memory) takes the stored digest instead of reading the weights again
+    backends._FILE_DIGESTS.clear()
+    backends.digest_store_path().write_text(json.dumps({key: "0" * 64 for key in store}))
+    assert folder_revision(folder) != first  # proves the stored value was used, not a re-read
+    backends._FILE_DIGESTS.clear()
+    stat = weights.stat()
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # touched: the entry no longer applies
+    assert folder_revision(folder) == first
 
 
 # -- bounds -------------------------------------------------------------------------------------------------------------

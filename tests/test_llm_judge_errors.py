@@ -340,3 +340,14 @@ def test_judge_errors_are_the_projects_and_a_cache_folder_must_exist(tmp_path):
     with pytest.raises(OutputError, match="nodir"):  # a typo in a folder fails before anything is paid for
         compute_llm_judge(["a"], backend=backend, template=SHORT, cache=str(tmp_path / "nodir" / "judge.sqlite"))
     assert backend.asked == 0 and not (tmp_path / "nodir").exists()
+
+
+def test_at_most_four_backends_are_kept(monkeypatch):
+    from nlgmetrics.judge import core
+
+    monkeypatch.setattr(core, "_BACKENDS", core.OrderedDict())
+    made = [core.get_backend("openai", f"m{i}", base_url="http://127.0.0.1:1/v1") for i in range(6)]
+    assert len(core._BACKENDS) == core.MAX_BACKENDS == 4
+    assert [b.model for b in core._BACKENDS.values()] == ["m2", "m3", "m4", "m5"]
+    assert made[0].client.is_closed() and not made[5].client.is_closed()  # an evicted client is closed
+    assert core.get_backend("openai", "m5", base_url="http://127.0.0.1:1/v1") is made[5]  # reused, not rebuilt

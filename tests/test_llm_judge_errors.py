@@ -38,7 +38,8 @@ BROKEN = {  # name -> (HTTP answer, the message's distinctive part)
     "logprob NaN": ((200, completion(logprob="NaN", raw=True), JSON), r"returned the logprob nan "),
     "logprob a string": ((200, completion(logprob="high"), JSON), r"returned the logprob 'high' "),
     "HTTP 401": ((401, b'{"error": {"message": "Incorrect API key provided: sk-LEAKED-KEY-123"}}', JSON),
-                 r"refused the request for model 'm' \(HTTP 401: .*Incorrect API key provided: \*\*\*\); check model= and "
+                 r"refused the request for model 'm' \(HTTP 401: .*Incorrect API key provided: \*\*\*\); "
+                 r"check model= and "
                  r"the API key \(api_key= or \$OPENAI_API_KEY\)\."),
 }
 
@@ -95,8 +96,8 @@ def test_defined_answers_from_odd_but_valid_servers(canned):
 
 
 def test_base_url_with_a_query_string_is_refused_without_echoing_it():
-    with pytest.raises(JudgeServerError, match=r"without a query string .*got 'http://127.0.0.1:1/v1\?api-key=\*\*\*'") \
-            as caught:
+    refused = r"without a query string .*got 'http://127.0.0.1:1/v1\?api-key=\*\*\*'"
+    with pytest.raises(JudgeServerError, match=refused) as caught:
         OpenAIBackend("m", base_url="http://127.0.0.1:1/v1?api-key=QUERY-SECRET-9")
     assert "QUERY-SECRET-9" not in str(caught.value)
 
@@ -302,7 +303,7 @@ def test_weight_digests_are_kept_across_processes(tmp_path, monkeypatch):
     assert folder_revision(folder) == first
 
 
-# -- bounds -------------------------------------------------------------------------------------------------------------
+# -- bounds ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("option, value, message", [
     ("unparseable_retries", 10 ** 6, r"unparseable_retries must be an integer in \[0, 10\]"),
     ("max_tokens", 10 ** 6, r"max_tokens must be an integer in \[1, 4096\]"),

@@ -161,7 +161,8 @@ def split_sources(metric: str, golds: Sequence[str], separator: str) -> tuple[li
     counts = [gold.count(separator) for gold in golds]
     for i, count in enumerate(counts):
         if count != 1:
-            what = "does not contain it" if count == 0 else f"contains it {count} times (a source or reference holds it)"
+            what = "does not contain it" if count == 0 else \
+                f"contains it {count} times (a source or reference holds it)"
             raise ValueError(
                 f"{metric}: {_SOURCE_OPTION}={separator!r} but the target of document {i} {what}: "
                 f"{golds[i][:60]!r}; {sum(c != 1 for c in counts)} of {len(golds)} targets are not "

@@ -9,5 +9,5 @@ from nlgmetrics.judge.openai_backend import OpenAIBackend
 from nlgmetrics.judge.scale import Scale
 from nlgmetrics.judge.templates import BUILTIN, Template
 
-__all__ = ["Answer", "BUILTIN", "JudgeBackend", "JudgeCacheError", "JudgeError", "JudgeServerError", "JudgmentCache", "OpenAIBackend", "Request",
-           "Scale", "Template", "TransformersBackend", "compute_llm_judge", "get_backend"]
+__all__ = ["Answer", "BUILTIN", "JudgeBackend", "JudgeCacheError", "JudgeError", "JudgeServerError", "JudgmentCache",
+           "OpenAIBackend", "Request", "Scale", "Template", "TransformersBackend", "compute_llm_judge", "get_backend"]

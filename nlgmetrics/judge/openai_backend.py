@@ -141,7 +141,8 @@ class OpenAIBackend(JudgeBackend):
             except openai.APIStatusError as exc:
                 raise JudgeServerError(
                     f"the judge server at {self.public_url} refused the request for model {self.model!r} "
-                    f"(HTTP {exc.status_code}: {_reason(exc)}); check model= and the API key (api_key= or $OPENAI_API_KEY)."
+                    f"(HTTP {exc.status_code}: {_reason(exc)}); check model= and the API key (api_key= or "
+                    f"$OPENAI_API_KEY)."
                 ) from None
             except (openai.APIError, ValueError, TypeError) as exc:  # e.g. truncated JSON, a body of another shape
                 raise self._not_a_completion(f"{type(exc).__name__}: {_reason(exc)}") from None

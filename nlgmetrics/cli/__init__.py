@@ -5,7 +5,8 @@
                      [--progress auto|on|off] [--plot-alignment PNG [--plot-index I]]
     nlgmetrics compare -r ref.txt [-r ref2.txt] [-s src.txt] --baseline base.txt sys1.txt ... [-m bleu rouge ...]
                        [--paired-bs | --paired-ar] [--format table|markdown|json|csv] [--plot out.png]
-    nlgmetrics list
+    nlgmetrics list [METRIC ...] [--options]
+    nlgmetrics --version
     nlgmetrics baseline --model MODEL (--lang LANG | --out FILE) --corpus FILE [--overwrite]
     nlgmetrics hub build NAME --out DIR [--overwrite] [--wheel FILE | --requirement SPEC]
     nlgmetrics hub publish NAME --repo ORG/NAME [--tag vX.Y.Z] [--dry-run]

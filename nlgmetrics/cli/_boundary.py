@@ -96,6 +96,8 @@ def describe(exc: BaseException) -> str:
     for klass in type(exc).__mro__:
         for module, name, what, fix in _KNOWN:
             if klass.__name__ == name and klass.__module__.split(".")[0] == module:
+                if name == "UnpicklingError":  # torch's text advises the unsafe weights_only=False: never shown
+                    return f"{what}; {fix}"
                 return f"{what} ({message}); {fix}"
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""

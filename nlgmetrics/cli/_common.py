@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from nlgmetrics.cli._boundary import CLIError
-from nlgmetrics.registry import EMBEDDING, get_spec, metrics_of_kind
+from nlgmetrics.registry import EMBEDDING, get_spec, metric_name, metrics_of_kind
 
 EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
 PROGRESS_MIN_LINES = 2000
@@ -75,6 +75,24 @@ def check_inputs(metric: str, references: Any, sources: Any) -> None:
     except ValueError as exc:
         raise CLIError(str(exc)) from None
 
+
+
+def resolve_metric(name: str) -> str:
+    """The registry name of ``-m NAME`` (any case, an alias such as bert_score or rougeL: the registry's
+    :func:`~nlgmetrics.registry.metric_name`); a one-line CLIError with the closest name otherwise."""
+    try:
+        return metric_name(name)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def resolve_metrics(names: list[str]) -> list[str]:
+    """``-m NAME[:KEY] ...`` with each NAME resolved (:func:`resolve_metric`), duplicates dropped."""
+    resolved = []
+    for name in names:
+        base, colon, key = name.partition(":")
+        resolved.append(resolve_metric(base) + colon + key)
+    return list(dict.fromkeys(resolved))
 
 
 def show_progress(mode: str, n_lines: int) -> bool:

@@ -35,7 +35,31 @@ def scalar_items(result: dict) -> list[tuple[str, Any]]:
     return items
 
 
+def per_example_means(metric: str, result: dict) -> dict[str, float]:
+    """The mean of each per-example list of ``result`` (the keys the metric's spec declares per example, or every
+    numeric list for a metric whose per-example results are lists, e.g. ROUGE without aggregation)."""
+    from nlgmetrics.registry import SPECS
+
+    spec = SPECS.get(metric)
+    if spec is None:
+        return {}
+    means = {}
+    for key, value in result.items():
+        if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+            value = value.tolist()
+        if not (key in spec.per_example or spec.per_example_lists) or not isinstance(value, list) or not value:
+            continue
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            means[key] = math.fsum(value) / len(value)
+    return means
+
+
 def format_result(metric: str, result: dict, fmt: str) -> str:
+    """``result`` as a table (scalars, short number lists, and the mean of every per-example list), JSON or CSV (the
+    whole result, plus ``mean``: the per-example means, :func:`per_example_means`)."""
+    means = per_example_means(metric, result)
+    if means and fmt in ("json", "csv"):
+        result = {**result, ("mean" if "mean" not in result else "means"): means}
     if fmt == "json":
         non_finite: list[str] = []
         ready = _json_ready({"metric": metric, **result}, "", non_finite)
@@ -49,12 +73,15 @@ def format_result(metric: str, result: dict, fmt: str) -> str:
         for key, value in result.items():
             if isinstance(value, list):
                 rows += [[metric, f"{key}[{i}]", v] for i, v in enumerate(value)]
+            elif isinstance(value, dict):
+                rows += [[metric, f"{key}.{k}", v] for k, v in value.items()]
             else:
                 rows.append([metric, key, value])
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(rows)
         return buffer.getvalue().rstrip("\n")
-    items = scalar_items(result)
+    items = [(f"{key} (mean of {len(result[key])})" if key in means else key, value)
+             for key, value in scalar_items({k: (means[k] if k in means else v) for k, v in result.items()})]
     width = max((len(key) for key, _ in items), default=0)
     lines = [f"{metric}"]
     for key, value in items:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from nlgmetrics import __version__
 from nlgmetrics.cli import agree, baseline, compare, hub, listing, score
+from nlgmetrics.cli._boundary import OneLineParser
 
 #: every subcommand's module: ``add_parser(subparsers, progress_help)`` adds it and sets ``func`` to its command.
 COMMANDS = (score, baseline, compare, agree, listing, hub)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nlgmetrics", description="Text-generation evaluation metrics.")
+    parser = OneLineParser(prog="nlgmetrics", description="Text-generation evaluation metrics.")
+    parser.add_argument("--version", action="version", version=f"nlgmetrics {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     progress_help = "progress bars: nlgmetrics' own on long runs on a terminal (auto); on also shows third-party ones"
     for command in COMMANDS:

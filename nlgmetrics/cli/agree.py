@@ -8,10 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from nlgmetrics.cli._boundary import CLIError
-from nlgmetrics.cli._common import _seed
+from nlgmetrics.cli._common import _seed, resolve_metrics
 from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._options import coerce_option, option_types, parse_option
-from nlgmetrics.registry import METRICS, available_metrics
+
+
+#: a minimal valid invocation, for the policy tests (tests/test_policy.py): {table} is a CSV with system,item,
+#: human,m columns.
+POLICY_ARGS = [["agree", "{table}", "--columns", "m", "--n-resamples", "0", "--k", "0"]]
 
 
 def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
@@ -43,7 +47,8 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     agreeing.add_argument("--annotations-key", default="expert_annotations",
                           help="annotations: the key of the list of annotator dicts")
     agreeing.add_argument("--metrics", "-m", nargs="+", default=[], help="metrics to score (NAME or NAME:KEY)")
-    agreeing.add_argument("--option", "-o", action="append", default=[], metavar="METRIC.KEY=VALUE")
+    agreeing.add_argument("--option", "-o", action="append", default=[], metavar="METRIC.KEY=VALUE",
+                          help="a metric option of a metric given to -m (`nlgmetrics list METRIC` lists them)")
     agreeing.add_argument("--level", nargs="+", default=["segment"], choices=["segment", "system"])
     agreeing.add_argument("--statistic", "-s", nargs="+", default=["pearson"],
                           help="pearson spearman kendall_b kendall_c kendall_like accuracy acc_eq (default: pearson); "
@@ -71,10 +76,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     from nlgmetrics import agreement_io as io_
     from nlgmetrics.human_agreement import agree, merge, plot, report
 
-    metrics = list(dict.fromkeys(args.metrics))
-    for metric in metrics:
-        if metric.partition(":")[0] not in METRICS:
-            raise CLIError(f"unknown metric {metric!r}; choose from {', '.join(available_metrics())}")
+    metrics = resolve_metrics(args.metrics)
     metric_options: dict[str, dict[str, Any]] = {}
     for item in args.option:
         key, raw = parse_option(item)

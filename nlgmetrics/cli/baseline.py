@@ -11,6 +11,10 @@ from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._common import _positive_int, read_text_file
 
 
+#: a minimal valid invocation, for the policy tests (tests/test_policy.py): {text} is a file of text lines.
+POLICY_ARGS = [["baseline", "--model", "minilm", "--corpus", "{text}", "--out", "{out}"]]
+
+
 def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     baseline = sub.add_parser("baseline", help="compute a BERTScore rescaling baseline (bert_score's method) from a corpus")
     baseline.add_argument("--model", required=True, help="hub id or local folder (the bundled: minilm)")

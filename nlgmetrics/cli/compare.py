@@ -8,15 +8,26 @@ from pathlib import Path
 from typing import Any
 
 from nlgmetrics.cli._boundary import CLIError, core_error
-from nlgmetrics.cli._common import STDIN, _positive_int, _seed, check_inputs, load_pairs, read_text_file
+from nlgmetrics.cli._common import (
+    STDIN,
+    _positive_int,
+    _seed,
+    check_inputs,
+    load_pairs,
+    read_text_file,
+    resolve_metrics,
+)
 from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._options import coerce_option, option_types, parse_option
-from nlgmetrics.registry import METRICS, available_metrics
 
 COMPARE_EXAMPLES = """examples:
   nlgmetrics compare -r ref.txt --baseline base.txt sys1.txt sys2.txt -m bleu chrf ter -f markdown
   nlgmetrics compare -r ref.txt --baseline base.txt sys1.txt -m bleu -o bleu.tokenizer=intl --paired-ar
 """
+
+
+#: a minimal valid invocation, for the policy tests (tests/test_policy.py): {text} is a file of text lines.
+POLICY_ARGS = [["compare", "-r", "{text}", "-b", "{text}", "{text2}", "--n-resamples", "10"]]
 
 
 def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
@@ -43,7 +54,8 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
                            help="approximate randomization trials (default 10000)")
     comparing.add_argument("--seed", default="12345", help="random seed (default 12345, as sacrebleu; 'none': OS)")
     comparing.add_argument("--option", "-o", action="append", default=[], metavar="METRIC.KEY=VALUE",
-                           help="a metric option, e.g. -o bleu.tokenizer=intl (KEY=VALUE with one metric)")
+                           help="a metric option, e.g. -o bleu.tokenizer=intl (KEY=VALUE with one metric; "
+                                "`nlgmetrics list METRIC` lists them)")
     comparing.add_argument("--format", "-f", choices=["table", "markdown", "json", "csv"], default="table")
     comparing.add_argument("--plot", metavar="PNG", default=None, type=OutputPath("figure"),
                            help="also write a figure of the intervals and significant differences (needs matplotlib)")
@@ -58,10 +70,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Paired significance tests of the system files against the baseline file (nlgmetrics.comparison)."""
     from nlgmetrics.comparison import compare, plot, report, segment_scores
 
-    metrics = list(dict.fromkeys(args.metrics))
-    for metric in metrics:
-        if metric not in METRICS:
-            raise CLIError(f"unknown metric {metric!r}; choose from {', '.join(available_metrics())}")
+    metrics = resolve_metrics(args.metrics)
     metric_options: dict[str, dict[str, Any]] = {}
     for item in args.option:
         key, raw = parse_option(item)

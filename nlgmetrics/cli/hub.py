@@ -8,6 +8,10 @@ from nlgmetrics.cli._boundary import CLIError
 from nlgmetrics.cli._paths import InputPath, OutputPath
 
 
+#: a minimal valid invocation, for the policy tests (tests/test_policy.py): {out} is a new path.
+POLICY_ARGS = [["hub", "build", "bleu", "--out", "{out}", "--requirement", "nlgmetrics @ git+https://example.org/x@v0.1.0"]]
+
+
 def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     hub_parser = sub.add_parser("hub", help="build or publish a metric's Hugging Face Space")
     hub_sub = hub_parser.add_subparsers(dest="hub_command", required=True)

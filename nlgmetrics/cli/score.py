@@ -13,12 +13,13 @@ from nlgmetrics.cli._common import (
     _positive_int,
     check_inputs,
     load_pairs,
+    resolve_metric,
     show_progress,
 )
 from nlgmetrics.cli._format import format_result
 from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._options import coerce_option, option_types, parse_option
-from nlgmetrics.registry import METRICS, get_spec
+from nlgmetrics.registry import SPECS, get_spec
 from nlgmetrics.registry import score as score_metric
 
 # Every line below that starts with "  nlgmetrics " runs as is in tests/test_examples.py (on sample files).
@@ -30,10 +31,15 @@ SCORE_EXAMPLES = """examples:
 """
 
 
+#: a minimal valid invocation, for the policy tests (tests/test_policy.py): {text} is a file of text lines.
+POLICY_ARGS = [["score", "-m", "bleu", "-p", "{text}", "-r", "{text}"]]
+
+
 def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="score a file of predictions against reference files",
                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=SCORE_EXAMPLES)
-    score.add_argument("--metric", "-m", required=True, choices=list(METRICS))
+    score.add_argument("--metric", "-m", required=True,
+                       help=f"the metric, any case: {', '.join(SPECS)} (also bert_score, rougeL, ...)")
     score.add_argument("--predictions", "-p", required=True, type=InputPath(), help="file with one prediction per line (- for stdin)")
     score.add_argument("--references", "-r", action="append", default=[], type=InputPath(),
                        help="file with one reference per line (- for stdin); repeat for several references "
@@ -43,7 +49,7 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     score.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table")
     score.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                        help="a metric option, e.g. -m sacrebleu -o tokenize=zh -o lowercase=true (repeatable; "
-                            "`nlgmetrics list` and the examples below)")
+                            "`nlgmetrics list METRIC` lists them; examples below)")
     score.add_argument("--device", default=None, help="embedding metrics: cpu, cuda, cuda:1 (default: auto)")
     score.add_argument("--batch-size", type=_positive_int, default=None, help="embedding metrics: texts per batch")
     score.add_argument("--progress", choices=["auto", "on", "off"], default="auto",
@@ -56,6 +62,7 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    args.metric = resolve_metric(args.metric)
     try:
         declared = option_types(args.metric)
     except ValueError as exc:  # a metric this installation lacks

@@ -22,6 +22,7 @@ os.environ.update(
         "HF_HOME": os.path.join(_TMP, "hf"),
         "HF_DATASETS_CACHE": os.path.join(_TMP, "hf", "datasets"),
         "HF_EVALUATE_CACHE": os.path.join(_TMP, "hf", "evaluate"),
+        "NLGMETRICS_JUDGE_CACHE": os.path.join(_TMP, "judge", "judge.sqlite"),  # and file-digests.json beside it
     }
 )
 

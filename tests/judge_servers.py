@@ -4,7 +4,8 @@
 - :class:`LogprobServer`: a stdlib OpenAI-compatible chat completions server that answers greedily from a local
   causal LM with real ``top_logprobs`` (``transformers serve`` ignores the logprobs fields, so G-Eval through the
   openai client is checked against this one);
-- :class:`FlakyProxy`: forwards to an upstream server but answers 429 or 500 on a fixed share of requests.
+- :class:`FlakyProxy`: forwards to an upstream server but answers 429 or 500 on a fixed share of requests;
+- :class:`CannedServer`: answers every request with a fixed (often broken) body, and records what it was sent.
 """
 
 from __future__ import annotations
@@ -211,3 +212,41 @@ class _ProxyHandler(_Quiet):
         finally:
             with proxy.lock:
                 proxy.in_flight -= 1
+
+
+class CannedServer(_Server):
+    """Answers every POST with ``answer(body) -> (status, bytes, content type)`` (default: a chat completion
+    answering ``"3"``); records each request's path, headers (lower-case names) and body. For broken answers: HTML
+    pages, error bodies, truncated JSON, empty choice lists, absurd logprobs."""
+
+    def __init__(self, answer=None) -> None:
+        self.answer = answer or (lambda body: (200, completion(), "application/json"))
+        self.lock = threading.Lock()
+        self.requests: list[tuple[str, dict, bytes]] = []
+        super().__init__(_CannedHandler)
+
+
+def completion(text: str = "3", logprob: object = -0.1, *, choices: list | None = None, raw: bool = False) -> bytes:
+    """A chat completion body whose one answer token is ``text`` with ``logprob`` (written as given: ``raw=True``
+    puts the text of ``logprob`` into the JSON as is, e.g. ``Infinity`` or ``800``)."""
+    marker = "__LOGPROB__"
+    top = [{"token": text, "logprob": marker if raw else logprob, "bytes": None}]
+    body = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "canned",
+            "system_fingerprint": "fp_canned",
+            "choices": choices if choices is not None else [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text},
+                 "logprobs": {"content": [{"token": text, "logprob": marker if raw else logprob, "bytes": None,
+                                           "top_logprobs": top}]}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
+    data = json.dumps(body)
+    return data.replace(f'"{marker}"', str(logprob)).encode() if raw else data.encode()
+
+
+class _CannedHandler(_Quiet):
+    def do_POST(self) -> None:
+        server = self.server.owner
+        data = self._read()
+        with server.lock:
+            server.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, data))
+        status, body, content_type = server.answer(json.loads(data) if data else {})
+        self._send(status, body, content_type)

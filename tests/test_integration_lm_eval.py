@@ -167,3 +167,62 @@ def test_existing_task_example_resolves_our_metrics():
     ours = [entry for entry in config["metric_list"] if callable(entry["metric"])]
     assert [entry["metric"].__name__ for entry in ours] == [entry["aggregation"] for entry in ours]
     assert all(registry.aggregation_registry.get(entry["aggregation"]) for entry in ours)
+
+
+def test_source_separator_must_occur_exactly_once():
+    if "chrf" not in available_metrics():
+        pytest.skip("needs chrf")
+    sources = ["Der Hund bellt.", "Die Katze schläft."]
+    refs, preds = ["The dog barks.", "The cat sleeps."], ["The dog barks.", "A cat sleeps."]
+    items = [nlgm.nlgm_chrf(references=[s + "\t" + r], predictions=[p], source_separator="\t")
+             for s, r, p in zip(sources, refs, preds)]
+    direct = flatten_result("chrf", compute_suite(preds, refs, ["chrf"], {"chrf": {}})["chrf"])["chrf"]
+    assert registry.get_metric_aggregation("nlgm_chrf")(items) == pytest.approx(direct, abs=1e-9)
+    assert nlgm.split_sources("chrf", ["a\tb", "c\t"], "\t") == (["a", "c"], ["b", ""])
+    # a tab inside the source: splitting at the first (or the last) tab would move text between source and reference
+    tabbed = [nlgm.nlgm_chrf(references=["Der\tHund bellt.\tThe dog barks."], predictions=["x"],
+                             source_separator="\t")] + items
+    with pytest.raises(ValueError, match=r"the target of document 0 contains it 2 times .*1 of 3 targets .*Choose a "
+                                         r"separator no text contains"):
+        registry.get_metric_aggregation("nlgm_chrf")(tabbed)
+    missing = items + [nlgm.nlgm_chrf(references=["no separator"], predictions=["x"], source_separator="\t")]
+    with pytest.raises(ValueError, match=r"the target of document 2 does not contain it: 'no separator'"):
+        registry.get_metric_aggregation("nlgm_chrf")(missing)
+
+
+def test_credentials_never_enter_a_logged_sample():
+    if "llm_judge" not in available_metrics():
+        pytest.skip("needs llm_judge")
+    for option, value in (("api_key", "sk-LMEVAL-SECRET-1"),
+                          ("base_url", "http://user:LMEVAL-SECRET-2@127.0.0.1:1/v1"),
+                          ("base_url", "http://127.0.0.1:1/v1?api-key=LMEVAL-SECRET-3")):
+        with pytest.raises(ValueError, match=rf"nlgm_llm_judge: the metric option\(s\) {option} carry a credential"
+                                             r".*set \$OPENAI_API_KEY") as caught:
+            nlgm.nlgm_llm_judge(references=["r"], predictions=["p"], model="m", backend="openai", **{option: value})
+        assert "LMEVAL-SECRET" not in str(caught.value)
+    # the per-sample value lm-eval logs holds the name of the key's variable, never the key
+    item = nlgm.nlgm_llm_judge(references=["r"], predictions=["p"], model="m", api_key_env="MY_JUDGE_KEY")
+    assert item == ("r", "p", json.dumps({"api_key_env": "MY_JUDGE_KEY", "model": "m"}, sort_keys=True))
+
+
+def test_api_key_env_reaches_the_server_only(monkeypatch, tmp_path):
+    if "llm_judge" not in available_metrics():
+        pytest.skip("needs llm_judge")
+    pytest.importorskip("openai")
+    from judge_servers import CannedServer, completion
+
+    server = CannedServer(lambda body: (200, completion("4", logprob=-0.01), "application/json"))
+    try:
+        options = {"model": "m", "backend": "openai", "base_url": server.base_url, "cache": str(tmp_path / "c.sqlite"),
+                   "template": "{reference} {prediction} {low} {high}", "api_key_env": "MY_JUDGE_KEY"}
+        items = [nlgm.nlgm_llm_judge(references=[g], predictions=[p], **options) for g, p in zip(GOLDS, PREDICTIONS)]
+        nlgm._MEMO.clear()
+        with pytest.raises(ValueError, match=r"\$MY_JUDGE_KEY is not set"):
+            registry.get_metric_aggregation("nlgm_llm_judge")(items)
+        monkeypatch.setenv("MY_JUDGE_KEY", "sk-FROM-THE-ENVIRONMENT")
+        assert registry.get_metric_aggregation("nlgm_llm_judge")(items) == pytest.approx(4.0)
+    finally:
+        server.stop()
+    assert {headers["authorization"] for _, headers, _ in server.requests} == {"Bearer sk-FROM-THE-ENVIRONMENT"}
+    assert "sk-FROM-THE-ENVIRONMENT" not in repr(items)
+    assert b"sk-FROM-THE-ENVIRONMENT" not in b"".join(p.read_bytes() for p in tmp_path.iterdir())

@@ -12,6 +12,7 @@ import torch
 
 from nlgmetrics.judge import Answer, JudgeBackend, Scale, Template, compute_llm_judge
 from nlgmetrics.judge.cache import JudgmentCache
+from nlgmetrics.judge.errors import JudgeCacheError
 from nlgmetrics.judge.scale import combine_orders, pairwise_verdict
 from nlgmetrics.judge.templates import builtin_template, resolve_template
 from tiny_judge import tiny_judge_folder
@@ -229,26 +230,28 @@ def test_cache_commits_each_answer_and_resumes(tmp_path):
     path = tmp_path / "judge.sqlite"
     dying = ScriptedBackend(lambda r, seed: "3", fail_after=2)
     with pytest.raises(ConnectionError):
-        compute_llm_judge(["a", "b", "c", "d"], backend=dying, template=SHORT, cache=str(path))
+        compute_llm_judge(["a", "b", "c", "d"], backend=dying, template=SHORT, cache=str(path), weighting="parse")
     assert len(JudgmentCache(path)) == 2
     fresh = ScriptedBackend(lambda r, seed: "3")
-    result = compute_llm_judge(["a", "b", "c", "d"], backend=fresh, template=SHORT, cache=str(path))
+    result = compute_llm_judge(["a", "b", "c", "d"], backend=fresh, template=SHORT, cache=str(path),
+                               weighting="parse")
     assert result["cache_hits"] == 2 and result["judged"] == 2 and len(fresh.calls) == 2
     assert result["scores"] == [3.0] * 4
 
 
 def test_cache_warns_when_the_judge_answers_as_another_model(tmp_path):
     path = tmp_path / "judge.sqlite"
-    compute_llm_judge(["a"], backend=ScriptedBackend(lambda r, s: "3"), template=SHORT, cache=str(path))
+    compute_llm_judge(["a"], backend=ScriptedBackend(lambda r, s: "3"), template=SHORT, cache=str(path),
+                      weighting="parse")
     with pytest.warns(UserWarning, match="fingerprint 'fp2', recorded before as 'scripted-judge' 'fp1'"):
         compute_llm_judge(["b"], backend=ScriptedBackend(lambda r, s: "3", fingerprint="fp2"), template=SHORT,
-                          cache=str(path))
+                          cache=str(path), weighting="parse")
 
 
 def test_cache_refuses_a_file_that_is_not_sqlite(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("my notes\n" * 100)
-    with pytest.raises(ValueError, match="cannot be used as an SQLite file"):
+    with pytest.raises(JudgeCacheError, match="notes.txt cannot be used .*not an intact SQLite database"):
         compute_llm_judge(["a"], backend=ScriptedBackend(lambda r, s: "3"), template=SHORT, cache=str(path))
     assert path.read_text() == "my notes\n" * 100
 
@@ -334,3 +337,14 @@ def test_answers_from_two_fingerprints_in_one_run_warn():
     with pytest.warns(UserWarning, match="the answers come from 2 model/fingerprint pairs"):
         result = compute_llm_judge(["a", "b"], backend=Redeployed(None), template=SHORT, cache=False)
     assert result["scores"] == [3.0, 3.0]
+
+
+def test_cache_key_and_signature_carry_the_in_process_dtype(tiny_judge, tmp_path):
+    path = str(tmp_path / "judge.sqlite")
+    f32 = compute_llm_judge(PREDICTIONS[:3], model=tiny_judge, template=SHORT, cache=path)
+    b16 = compute_llm_judge(PREDICTIONS[:3], model=tiny_judge, template=SHORT, cache=path, dtype="bfloat16")
+    assert b16["cache_hits"] == 0 and b16["judged"] == 3  # a bfloat16 judgment is not served to a float32 run
+    assert "dtype:float32" in f32["signature"] and "dtype:bfloat16" in b16["signature"]
+    assert b16["scores"] != f32["scores"]  # bfloat16 rounding moves G-Eval scores
+    again = compute_llm_judge(PREDICTIONS[:3], model=tiny_judge, template=SHORT, cache=path)
+    assert again["cache_hits"] == 3 and again["scores"] == f32["scores"]

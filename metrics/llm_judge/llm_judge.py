@@ -68,7 +68,7 @@ Examples:
     >>> [round(s, 4) for s in result["scores"]], result["weighting_used"], result["judged"]
     ([3.1901, 3.6525], 'geval', 2)
     >>> free = judge.compute(predictions=["a dog"], model=JUDGE_MODEL, template="fluency", cache=False)
-    >>> free["signature"].split("|")[4:7]
+    >>> free["signature"].split("|")[5:8]
     ['template:fluency@7f08fc519d0b', 'mode:score', 'scale:1-5']
 """
 

@@ -75,7 +75,10 @@ _KNOWN: list[tuple[str, str, str, str]] = [
 
 
 def _one_line(text: str, limit: int = 400) -> str:
-    text = " ".join(str(text).split())
+    """``text`` on one line, credentials masked (:func:`nlgmetrics._secrets.redact`: every error and warning line)."""
+    from nlgmetrics._secrets import redact
+
+    text = " ".join(redact(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -30,24 +30,38 @@ Options: every key of a ``metric_list`` entry other than ``metric``, ``aggregati
 the metric (e.g. ``tokenize: zh``, ``use_stemmer: true``, ``model_type: ...``); ``reference_separator: "|||"`` splits
 each target into several references. Metrics that read sources (COMET) get them through the target too: lm-eval hands a
 metric only the target and the output, so write ``doc_to_target: "{{source}}\t{{reference}}"`` and the option
-``source_separator: "\t"``: each target is split once there, the source before it, the reference(s) after (left
-empty for a reference-free metric: ``"{{source}}\t"``). Targets must be one string per document (lm-eval treats a list target as
-"any of these is correct", which a corpus score cannot use; join them with ``reference_separator`` instead).
+``source_separator: "\t"``: the source before it, the reference(s) after (left empty for a reference-free metric:
+``"{{source}}\t"``). Every target must contain the separator exactly once: a target where it occurs twice (a tab
+inside a source or a reference) cannot be split without guessing, so it is refused naming the document; choose a
+separator that no text contains (e.g. ``"\u241e"``). Targets must be one string per document (lm-eval treats a list
+target as "any of these is correct", which a corpus score cannot use; join them with ``reference_separator`` instead).
+
+Credentials: lm-eval writes every metric option into its results file (``configs``) and, with ``--log_samples``,
+each sample's metric value, so an option that carries a credential (``api_key``, a ``base_url`` with userinfo or a
+query string; see :mod:`nlgmetrics._secrets`) is refused. Give the key through the environment instead:
+``$OPENAI_API_KEY`` (read by the judge), or ``api_key_env: NAME`` to read it from the variable ``NAME`` when the
+corpus is scored.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any, Callable
 
+from nlgmetrics._secrets import holds_credential
 from nlgmetrics.integration.suite import compute_suite, flatten_result
 from nlgmetrics.registry import SPECS, available_metrics
 
 PREFIX = "nlgm_"
 _SEPARATOR_OPTION = "reference_separator"
 _SOURCE_OPTION = "source_separator"
+_KEY_ENV_OPTION = "api_key_env"
+#: options read by this adapter itself (the rest go to the metric)
+ADAPTER_OPTIONS = (_SEPARATOR_OPTION, _SOURCE_OPTION, _KEY_ENV_OPTION)
 
 _MEMO: OrderedDict[tuple, dict[str, float]] = OrderedDict()
 _MEMO_SIZE = 8
@@ -64,7 +78,17 @@ def lm_eval_names(metrics: list[str] | None = None) -> dict[str, tuple[str, str]
     return names
 
 
-def _options_key(options: dict[str, Any]) -> str:
+def _options_key(name: str, options: dict[str, Any]) -> str:
+    """The options as canonical JSON (the per-sample value lm-eval logs); an option carrying a credential is refused,
+    naming the option only, never its value."""
+    secret = sorted(key for key, value in options.items() if holds_credential(key, value))
+    if secret:
+        raise ValueError(
+            f"{name}: the metric option(s) {', '.join(secret)} carry a credential, and lm-eval writes every metric "
+            f"option into its results file and logged samples. Remove it from the task YAML and set $OPENAI_API_KEY "
+            f"(and a base_url without credentials), or give '{_KEY_ENV_OPTION}: NAME' to read the key from the "
+            f"environment variable NAME."
+        )
     try:
         return json.dumps(options, sort_keys=True)
     except TypeError as exc:
@@ -82,7 +106,7 @@ def _make_passthrough(name: str) -> Callable:
                 f"{name}: the target must be one string per document, got a list; join several references with "
                 f"the metric option {_SEPARATOR_OPTION} instead."
             )
-        return (str(gold), str(prediction), _options_key(options))
+        return (str(gold), str(prediction), _options_key(name, options))
 
     passthrough.__name__ = passthrough.__qualname__ = name
     passthrough.__module__ = __name__
@@ -113,13 +137,12 @@ def score_corpus(metric: str, items: list[tuple[str, str, str]]) -> dict[str, fl
         )
     separator = options.pop(_SEPARATOR_OPTION, None)
     source_separator = options.pop(_SOURCE_OPTION, None)
+    key_env = options.pop(_KEY_ENV_OPTION, None)
+    if key_env is not None:
+        options["api_key"] = _key_from_environment(metric, key_env)
     sources = None
     if source_separator:
-        split = [gold.split(source_separator, 1) for gold in golds]
-        if any(len(parts) != 2 for parts in split):
-            raise ValueError(f"{metric}: {_SOURCE_OPTION}={source_separator!r} but a target does not contain it; "
-                             "write doc_to_target as SOURCE<separator>REFERENCE.")
-        sources, golds = [parts[0] for parts in split], [parts[1] for parts in split]
+        sources, golds = split_sources(metric, golds, source_separator)
     references = [gold.split(separator) if separator else gold for gold in golds]
     if sources is not None and SPECS[metric].references_optional and not any(golds):
         references = None  # reference-free: "{{source}}<separator>" targets
@@ -130,6 +153,37 @@ def score_corpus(metric: str, items: list[tuple[str, str, str]]) -> dict[str, fl
         while len(_MEMO) > _MEMO_SIZE:
             _MEMO.popitem(last=False)
     return flat
+
+
+def split_sources(metric: str, golds: Sequence[str], separator: str) -> tuple[list[str], list[str]]:
+    """``(sources, references)`` from targets written ``SOURCE<separator>REFERENCE``: each target must contain
+    ``separator`` exactly once (twice cannot be split without guessing which one is the boundary)."""
+    counts = [gold.count(separator) for gold in golds]
+    for i, count in enumerate(counts):
+        if count != 1:
+            what = "does not contain it" if count == 0 else \
+                f"contains it {count} times (a source or reference holds it)"
+            raise ValueError(
+                f"{metric}: {_SOURCE_OPTION}={separator!r} but the target of document {i} {what}: "
+                f"{golds[i][:60]!r}; {sum(c != 1 for c in counts)} of {len(golds)} targets are not "
+                f"SOURCE<separator>REFERENCE with one separator. Choose a separator no text contains (e.g. "
+                f"'\\u241e') in doc_to_target and {_SOURCE_OPTION}."
+            )
+    split = [gold.split(separator) for gold in golds]
+    return [parts[0] for parts in split], [parts[1] for parts in split]
+
+
+def _key_from_environment(metric: str, variable: Any) -> str:
+    """The credential in the environment variable named by the ``api_key_env`` option."""
+    if "api_key" not in SPECS[metric].option_names():
+        raise ValueError(f"{metric}: {_KEY_ENV_OPTION} is for metrics that take api_key (llm_judge); remove it.")
+    if not isinstance(variable, str) or not variable:
+        raise ValueError(f"{metric}: {_KEY_ENV_OPTION} must name an environment variable, got {variable!r}.")
+    value = os.environ.get(variable)
+    if not value:
+        raise ValueError(f"{metric}: {_KEY_ENV_OPTION}: {variable} but ${variable} is not set (or empty) in the "
+                         f"environment of the process that scores the corpus; export it before running lm_eval.")
+    return value
 
 
 def _make_aggregation(name: str, metric: str, key: str) -> Callable:

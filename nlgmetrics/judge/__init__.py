@@ -4,9 +4,10 @@
 from nlgmetrics.judge.backends import Answer, JudgeBackend, Request, TransformersBackend
 from nlgmetrics.judge.cache import JudgmentCache
 from nlgmetrics.judge.core import compute_llm_judge, get_backend
-from nlgmetrics.judge.openai_backend import JudgeServerError, OpenAIBackend
+from nlgmetrics.judge.errors import JudgeCacheError, JudgeError, JudgeServerError
+from nlgmetrics.judge.openai_backend import OpenAIBackend
 from nlgmetrics.judge.scale import Scale
 from nlgmetrics.judge.templates import BUILTIN, Template
 
-__all__ = ["Answer", "BUILTIN", "JudgeBackend", "JudgeServerError", "JudgmentCache", "OpenAIBackend", "Request",
-           "Scale", "Template", "TransformersBackend", "compute_llm_judge", "get_backend"]
+__all__ = ["Answer", "BUILTIN", "JudgeBackend", "JudgeCacheError", "JudgeError", "JudgeServerError", "JudgmentCache",
+           "OpenAIBackend", "Request", "Scale", "Template", "TransformersBackend", "compute_llm_judge", "get_backend"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -56,16 +57,29 @@ class Answer:
 
 
 OnAnswer = Callable[[int, Answer], None]
+#: the largest in-process batch a user may ask for
+MAX_BATCH_SIZE = 4096
 
 
 class JudgeBackend:
-    """Base of the backends. ``identity()`` names what decides the answers (part of the signature and cache key);
+    """Base of the backends. ``identity()`` names what decides the answers (part of the signature; never a
+    credential); ``key_identity()`` is what the cache key takes from the backend (default: the identity);
+    ``payload()`` is the request as sent (model input and every sampling parameter, part of the cache key);
     ``run`` answers ``requests`` and calls ``on_answer(i, answer)`` for each, as it arrives."""
 
     name = ""
 
     def identity(self) -> dict[str, str]:
         raise NotImplementedError
+
+    def key_identity(self) -> dict[str, str]:
+        return self.identity()
+
+    def payload(self, request: Request, *, max_tokens: int, weighting: str, temperature: float,
+                seed: int | None) -> dict:
+        """What decides this backend's answer to ``request`` (a backend that ignores a parameter leaves it out)."""
+        return {"messages": request.as_messages(), "max_tokens": max_tokens, "temperature": temperature,
+                "seed": seed, "logprobs": weighting == "geval"}
 
     def run(self, requests: Sequence[Request], on_answer: OnAnswer, *, max_tokens: int, weighting: str,
             temperature: float = 0.0, seed: int | None = 0, progress: bool = False) -> None:
@@ -75,18 +89,79 @@ class JudgeBackend:
         """Release what the backend holds (clients, threads)."""
 
 
+#: file content digests by (resolved path, size, mtime_ns, inode): a folder's revision is hashed once per process,
+#: and once per file version across processes (:func:`digest_store_path`)
+_FILE_DIGESTS: dict[tuple, str] = {}
+_FILE_DIGESTS_MAX = 4096
+_DIGESTS_LOCK = threading.Lock()
+
+
+def digest_store_path() -> Path:
+    """``file-digests.json`` beside the default judge cache: content digests of model files, so a new process does not
+    read gigabytes of unchanged weights again (an entry is valid only for the same path, size, mtime and inode)."""
+    from nlgmetrics.judge.cache import default_cache_path
+
+    return default_cache_path().parent / "file-digests.json"
+
+
+def _stored_digests() -> dict[str, str]:
+    try:
+        data = json.loads(digest_store_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _store_digests(new: dict[str, str]) -> None:
+    """Add ``new`` to the store (best effort: a store that cannot be written only costs a re-hash next time)."""
+    from nlgmetrics._outputs import output_target, write_atomic
+    from nlgmetrics.errors import OutputError
+
+    with _DIGESTS_LOCK:
+        data = {**_stored_digests(), **new}
+        data = dict(list(data.items())[-_FILE_DIGESTS_MAX:])
+        try:
+            target = output_target(digest_store_path(), what="digest store", replaceable=lambda _: True,
+                                   make_parents=True)
+            write_atomic(target, json.dumps(data, sort_keys=False), what="digest store")
+        except (OutputError, OSError):
+            pass
+
+
+def file_digest(path: str | os.PathLike, *, persist: bool = False) -> str:
+    """SHA-256 of a file's bytes, remembered by (path, size, mtime, inode) so an unchanged file is read once per
+    process (with ``persist``, once per version across processes); a replaced or rewritten file has another mtime or
+    inode, so it is read again."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    if key not in _FILE_DIGESTS:
+        text_key = json.dumps(key)
+        stored = _stored_digests().get(text_key) if persist else None
+        if stored is None:
+            digest = hashlib.sha256()
+            with open(path, "rb") as file:
+                for block in iter(lambda: file.read(1 << 22), b""):
+                    digest.update(block)
+            stored = digest.hexdigest()
+            if persist:
+                _store_digests({text_key: stored})
+        if len(_FILE_DIGESTS) >= _FILE_DIGESTS_MAX:
+            _FILE_DIGESTS.pop(next(iter(_FILE_DIGESTS)))
+        _FILE_DIGESTS[key] = stored
+    return _FILE_DIGESTS[key]
+
+
 def folder_revision(folder: str | os.PathLike) -> str:
-    """A revision for a local model folder: SHA-256 (12 digits) of its config and tokenizer files and the names and
-    sizes of its weight files (so retrained or re-saved weights of another size change it)."""
+    """A revision for a local model folder: SHA-256 (12 digits) over the names and content digests
+    (:func:`file_digest`) of its files, weights included, so replaced weights change it even at the same size.
+    Files over 1 MB (weights) have their digests kept across processes (:func:`digest_store_path`)."""
     root = Path(folder)
     digest = hashlib.sha256()
     for path in sorted(root.iterdir()):
-        if not path.is_file():
-            continue
-        if path.suffix in (".json", ".jinja", ".txt", ".model"):
-            digest.update(path.name.encode() + b"\x00" + path.read_bytes())
-        else:
-            digest.update(f"{path.name}:{path.stat().st_size}".encode())
+        if path.is_file():
+            content = file_digest(path, persist=path.stat().st_size > 1 << 20)
+            digest.update(path.name.encode("utf-8", "surrogateescape") + b"\x00" + content.encode() + b"\n")
     return digest.hexdigest()[:12]
 
 
@@ -108,8 +183,9 @@ class TransformersBackend(JudgeBackend):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+        from nlgmetrics.options import check_int
+
+        batch_size = check_int("batch_size", batch_size, 1, MAX_BATCH_SIZE, "prompts per forward pass")
         local = Path(str(model)).is_dir()
         self.model_name = str(model)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -134,10 +210,16 @@ class TransformersBackend(JudgeBackend):
         self.revision = revision or (folder_revision(model) if local else getattr(
             self.model.config, "_commit_hash", None) or "unknown")
         self.batch_size = batch_size
+        self.dtype = str(torch_dtype).replace("torch.", "")
         self._label_ids: dict[tuple[str, ...], dict[str, list[int]]] = {}
 
     def identity(self) -> dict[str, str]:
-        return {"backend": self.name, "model": self.model_name, "revision": self.revision}
+        return {"backend": self.name, "model": self.model_name, "revision": self.revision, "dtype": self.dtype}
+
+    def payload(self, request: Request, *, max_tokens: int, weighting: str, temperature: float,
+                seed: int | None) -> dict:
+        """Greedy and exact: temperature and seed do not change an in-process answer, so they are left out."""
+        return {"messages": request.as_messages(), "max_tokens": max_tokens, "logprobs": weighting == "geval"}
 
     def label_token_ids(self, labels: tuple[str, ...]) -> dict[str, list[int]] | None:
         """Every vocabulary id whose token spells each label (a leading space marker ``Ġ``/``▁`` ignored); ``None``

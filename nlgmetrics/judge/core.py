@@ -6,22 +6,29 @@ against ``baseline`` (another system's prediction), judged in both orders; win =
 example, and the share of examples whose verdict does not change with the order (position consistency).
 
 Every judgment goes through the SQLite cache (:mod:`nlgmetrics.judge.cache`) unless ``cache=False``, keyed by the
-signature's parts, the messages and the sampling parameters.
+request actually sent (the backend's ``payload``) and the backend's identity; no credential enters a signature, a
+cache row or a message (:mod:`nlgmetrics._secrets`).
+
+Bounds on the sizes a user sets: ``max_tokens`` <= :data:`MAX_TOKENS`, ``unparseable_retries`` <=
+:data:`MAX_UNPARSEABLE_RETRIES`, ``top_logprobs`` <= 20, ``max_concurrency`` <= 256, ``max_retries`` <= 20,
+``batch_size`` <= 4096; at most :data:`MAX_BACKENDS` backends (loaded models, clients) are kept per process.
 """
 
 from __future__ import annotations
 
-import os
+import math
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
 import nlgmetrics
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
-from nlgmetrics.options import check_real, checked_options
+from nlgmetrics.options import check_int, check_real, checked_options
 from nlgmetrics.judge.backends import Answer, JudgeBackend, Request, TransformersBackend
-from nlgmetrics.judge.cache import JudgmentCache, judgment_key
+from nlgmetrics.judge.cache import JudgmentCache, cache_path, default_cache_path, judgment_key
+from nlgmetrics.judge.errors import JudgeError
 from nlgmetrics.judge.scale import (
     GEVAL, OUTCOME_SCORE, PAIRWISE_LABELS, PARSE, Scale, as_scale, combine_orders, pairwise_verdict,
 )
@@ -30,7 +37,10 @@ from nlgmetrics.judge.templates import PAIRWISE, SCORE, Template, resolve_templa
 UNPARSEABLE = ("exclude", "retry", "error")
 _BACKEND_OPTIONS = ("revision", "device", "dtype", "batch_size", "base_url", "api_key", "max_concurrency",
                     "max_retries", "timeout", "top_logprobs")
-_BACKENDS: dict[tuple, JudgeBackend] = {}
+MAX_TOKENS = 4096
+MAX_UNPARSEABLE_RETRIES = 10
+MAX_BACKENDS = 4
+_BACKENDS: OrderedDict[tuple, JudgeBackend] = OrderedDict()
 _BACKENDS_LOCK = threading.Lock()
 
 
@@ -46,7 +56,11 @@ def get_backend(backend: str | JudgeBackend, model: str | None, **options: Any) 
                          "name (openai).")
     key = (backend, model, tuple(sorted((k, repr(v)) for k, v in options.items())))
     with _BACKENDS_LOCK:
-        if key not in _BACKENDS:
+        if key in _BACKENDS:
+            _BACKENDS.move_to_end(key)
+        else:
+            while len(_BACKENDS) >= MAX_BACKENDS:  # the least recently used goes (its model, its connections)
+                _BACKENDS.popitem(last=False)[1].close()
             if backend == "transformers":
                 allowed = {"revision", "device", "dtype", "batch_size"}
                 _BACKENDS[key] = TransformersBackend(model, **{k: v for k, v in options.items() if k in allowed})
@@ -166,15 +180,14 @@ def compute_llm_judge(
         raise ValueError(f"weighting must be 'geval' or 'parse', got {weighting!r}.")
     if on_unparseable not in UNPARSEABLE:
         raise ValueError(f"on_unparseable must be one of {UNPARSEABLE}, got {on_unparseable!r}.")
-    for option, value, low in (("max_tokens", max_tokens, 1), ("unparseable_retries", unparseable_retries, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{option} must be an integer of at least {low}, got {value!r}.")
+    max_tokens = check_int("max_tokens", max_tokens, 1, MAX_TOKENS, "answer tokens per judgment")
+    unparseable_retries = check_int("unparseable_retries", unparseable_retries, 0, MAX_UNPARSEABLE_RETRIES,
+                                    "extra requests per unparseable answer")
     temperature = check_real("temperature", temperature, 0, 2, "0: greedy, the default")
     timeout = check_real("timeout", timeout, 0.001, 86400, "seconds per request")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(f"seed must be an integer or None, got {seed!r}.")
-    if cache is not True and cache is not False and not isinstance(cache, (str, os.PathLike)):
-        raise TypeError(f"cache must be True (the default file), a path or False, got {cache!r}.")
+    cache_file = cache_path(cache)  # True/False/a path; the strings "true"/"false"/... are no file names
     if price is not None and not (isinstance(price, (tuple, list)) and len(price) == 2
                                   and all(isinstance(p, (int, float)) and not isinstance(p, bool) and p >= 0
                                           for p in price)):
@@ -208,7 +221,8 @@ def compute_llm_judge(
             todo[(i, 1)] = Request.of(tmpl.messages({**values(i), "response_a": base[i],
                                                      "response_b": predictions[i]}), labels)
 
-    store = None if cache is False else JudgmentCache(None if cache is True else cache)
+    store = None if cache_file is None else JudgmentCache(cache_file, make_parents=cache is True or (
+        isinstance(cache, str) and cache_file == default_cache_path()))
     stats = {"cache_hits": 0, "judged": 0, "prompt_tokens": 0, "completion_tokens": 0}
     try:
         answers = _judge_all(judge, store, todo, parts, weighting, temperature, seed, max_tokens, verbose, stats)
@@ -284,6 +298,25 @@ def compute_llm_judge(
     return result
 
 
+def check_answer(answer: Answer, judge: JudgeBackend) -> None:
+    """Refuse an answer no score can come from honestly: text not a string, token counts not integers, or a
+    probability that is not a finite number in [0, 1] (it would make a NaN or infinite score)."""
+    problem = None
+    if not isinstance(answer.text, str):
+        problem = f"its text is a {type(answer.text).__name__}"
+    elif answer.probs is not None:
+        if not isinstance(answer.probs, dict):
+            problem = f"its probabilities are a {type(answer.probs).__name__}"
+        else:
+            bad = {k: v for k, v in answer.probs.items() if isinstance(v, bool) or not isinstance(v, (int, float))
+                   or not math.isfinite(v) or not 0.0 <= v <= 1.0 + 1e-6}
+            if bad:
+                problem = f"the probabilities {bad} are not numbers in [0, 1]"
+    if problem is not None:
+        raise JudgeError(f"the judge {judge!r} ({', '.join(f'{k}={v}' for k, v in judge.identity().items())}) "
+                         f"returned an unusable answer: {problem}; fix the backend.")
+
+
 def _reader(mode: str, sc: Scale, weighting: str):
     """``Answer -> score or verdict or None`` for the mode and weighting."""
     if mode == PAIRWISE:
@@ -296,12 +329,20 @@ def _reader(mode: str, sc: Scale, weighting: str):
 
 def _judge_all(judge: JudgeBackend, store: JudgmentCache | None, todo: dict, parts: dict, weighting: str,
                temperature: float, seed: int | None, max_tokens: int, progress: bool, stats: dict) -> dict:
-    """Answers for every request of ``todo``: from the cache, else from the backend (each stored as it arrives)."""
-    sampling = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens}
-    keyparts = {k: v for k, v in parts.items() if k not in ("temperature", "seed")}
-    keys = {k: judgment_key({**keyparts, **sampling, "messages": r.messages, "labels": r.labels})
+    """Answers for every request of ``todo``: from the cache, else from the backend (each stored as it arrives).
+
+    The key is the request as the backend sends it (:meth:`JudgeBackend.payload`) with the backend's key identity
+    and the run's template, mode, scale and version; a G-Eval run does not take a cached answer without
+    probabilities."""
+    keyparts = {**{k: v for k, v in parts.items() if k not in ("temperature", "seed", "weighting")},
+                **judge.key_identity()}
+    keys = {k: judgment_key({**keyparts, "labels": r.labels,
+                             "request": judge.payload(r, max_tokens=max_tokens, weighting=weighting,
+                                                      temperature=temperature, seed=seed)})
             for k, r in todo.items()}
     cached = store.get_many(list(set(keys.values()))) if store is not None else {}
+    if weighting == GEVAL:
+        cached = {key: a for key, a in cached.items() if a.probs is not None}
     answers = {k: cached[key] for k, key in keys.items() if key in cached}
     stats["cache_hits"] += len(answers)
     missing = [k for k in todo if k not in answers]
@@ -311,11 +352,12 @@ def _judge_all(judge: JudgeBackend, store: JudgmentCache | None, todo: dict, par
         distinct.setdefault(keys[k], []).append(k)
     order = list(distinct)
     requests = [todo[distinct[key][0]] for key in order]
-    endpoint = f"{parts.get('backend')}|{parts.get('base_url', '')}|{parts.get('model')}"
+    endpoint = judgment_key(judge.key_identity())
     warned: set[tuple[str, str]] = set()
 
     def on_answer(j: int, answer: Answer) -> None:
         key = order[j]
+        check_answer(answer, judge)
         if store is not None:
             store.put(key, answer)
             before = store.seen(endpoint, answer.model, answer.fingerprint)

@@ -9,12 +9,15 @@ fields) gets one warning and its answers are parsed.
 Up to ``max_concurrency`` requests are in flight (threads); a 429, 5xx, timeout or dropped connection is retried up
 to ``max_retries`` times with exponential backoff (``backoff * 2**attempt`` seconds, or the server's
 ``Retry-After`` if longer, plus jitter, capped at 30 s);
-other 4xx errors stop the run with the server's message. A server that cannot be reached is a ``JudgeServerError``
-naming the URL.
+other 4xx errors stop the run with the server's message. A server that cannot be reached, or that answers something
+other than a chat completion (an HTML page, an ``{"error": ...}`` body, truncated JSON, no choices, a logprob that is
+not a finite number <= 0, e.g. 800 or Infinity), is a ``JudgeServerError`` naming the URL (credentials masked, see
+:mod:`nlgmetrics._secrets`) and the fix; never a NaN score.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import threading
@@ -23,11 +26,15 @@ import warnings
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
+from nlgmetrics.options import check_int
+from nlgmetrics._secrets import digest, redact_url, remember, remember_url
 from nlgmetrics.judge.backends import Answer, JudgeBackend, OnAnswer, Request
+from nlgmetrics.judge.errors import JudgeServerError
 
-
-class JudgeServerError(ValueError):
-    """The judge server could not be reached, or refused the requests (the message names the URL and the fix)."""
+#: bounds of the user-set sizes (a larger value is refused with its range)
+MAX_CONCURRENCY, MAX_RETRIES, MAX_TOP_LOGPROBS = 256, 20, 20
+#: a logprob above this is not a log probability (a little above 0 is rounding on some servers)
+_LOGPROB_SLACK = 1e-4
 
 
 class OpenAIBackend(JudgeBackend):
@@ -50,19 +57,32 @@ class OpenAIBackend(JudgeBackend):
                 from None
         import os
 
-        for name, value in (("max_concurrency", max_concurrency), ("max_retries", max_retries)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "max_concurrency" else 0):
-                raise ValueError(f"{name} must be a {'positive' if name == 'max_concurrency' else 'non-negative'} "
-                                 f"integer, got {value!r}.")
-        if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or not 0 <= top_logprobs <= 20:
-            raise ValueError(f"top_logprobs must be an integer from 0 to 20 (OpenAI's limit), got {top_logprobs!r}.")
+        max_concurrency = check_int("max_concurrency", max_concurrency, 1, MAX_CONCURRENCY, "requests in flight")
+        max_retries = check_int("max_retries", max_retries, 0, MAX_RETRIES, "per request, after a 429/5xx/timeout")
+        top_logprobs = check_int("top_logprobs", top_logprobs, 0, MAX_TOP_LOGPROBS, "OpenAI's limit")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
         self._openai = openai
         self.model = model
-        self.client = openai.OpenAI(base_url=base_url, api_key=api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY",
-                                    max_retries=0, timeout=timeout)
-        self.base_url = str(self.client.base_url).rstrip("/")
+        key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        remember(key)
+        remember_url(base_url)
+        remember_url(os.environ.get("OPENAI_BASE_URL"))
+        if base_url is not None and (not isinstance(base_url, str) or "?" in base_url or "#" in base_url):
+            raise JudgeServerError(
+                f"base_url must be a URL without a query string or fragment, e.g. http://127.0.0.1:8000/v1, got "
+                f"{base_url!r} (the client appends /chat/completions after it); pass a key with api_key= or "
+                f"$OPENAI_API_KEY.")
+        given = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL")
+        base_url, basic = _split_userinfo(given)
+        # userinfo goes as a Basic Authorization header (as httpx would send it), never in the URL the client
+        # logs ("HTTP Request: POST http://user:pass@..." at INFO)
+        self.client = openai.OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=timeout,
+                                    default_headers={"Authorization": basic} if basic else None)
+        self.base_url = str(self.client.base_url).rstrip("/")  # without userinfo; shown as public_url
+        remember_url(self.base_url)
+        #: the URL with its credentials masked (``http://***@host/v1``): what signatures and messages show
+        self.public_url = redact_url(given.rstrip("/") if basic else self.base_url)
         self.max_concurrency, self.max_retries, self.backoff = max_concurrency, max_retries, backoff
         self.top_logprobs = top_logprobs
         self.retries = 0  # requests sent again after a 429/5xx/timeout, over the backend's life
@@ -70,7 +90,27 @@ class OpenAIBackend(JudgeBackend):
         self._answered = threading.Event()  # the server has answered once (a later connection error may be a restart)
 
     def identity(self) -> dict[str, str]:
-        return {"backend": self.name, "base_url": self.base_url, "model": self.model}
+        return {"backend": self.name, "base_url": self.public_url, "model": self.model}
+
+    def key_identity(self) -> dict[str, str]:
+        """:meth:`identity` plus a digest of the URL's query string (it may select a deployment or API version);
+        the userinfo is left out (credentials do not change an answer)."""
+        query = self.base_url.split("?", 1)[1] if "?" in self.base_url else ""
+        return {**self.identity(), "base_url": redact_url(self.base_url), **({"query": digest(query)} if query else {})}
+
+    def payload(self, request: Request, *, max_tokens: int, weighting: str, temperature: float,
+                seed: int | None) -> dict:
+        """The body sent for ``request``: model, messages and every sampling parameter."""
+        params = {"model": self.model, "messages": request.as_messages(), "max_tokens": max_tokens,
+                  "temperature": temperature}
+        if seed is not None:
+            params["seed"] = seed
+        if weighting == "geval" and self.top_logprobs:
+            params.update(logprobs=True, top_logprobs=self.top_logprobs)
+        return params
+
+    def __repr__(self) -> str:
+        return f"OpenAIBackend(model={self.model!r}, base_url={self.public_url!r})"
 
     def close(self) -> None:
         self.client.close()
@@ -78,12 +118,8 @@ class OpenAIBackend(JudgeBackend):
     def _ask(self, request: Request, *, max_tokens: int, weighting: str, temperature: float,
              seed: int | None) -> Answer:
         openai = self._openai
-        params = {"model": self.model, "messages": request.as_messages(), "max_tokens": max_tokens,
-                  "temperature": temperature}
-        if seed is not None:
-            params["seed"] = seed
-        if weighting == "geval" and self.top_logprobs:
-            params.update(logprobs=True, top_logprobs=self.top_logprobs)
+        params = self.payload(request, max_tokens=max_tokens, weighting=weighting, temperature=temperature,
+                              seed=seed)
         attempt = 0
         while True:
             try:
@@ -95,7 +131,7 @@ class OpenAIBackend(JudgeBackend):
                 if attempt >= limit:
                     what = "cannot be reached" if isinstance(exc, openai.APIConnectionError) else "keeps failing"
                     raise JudgeServerError(
-                        f"the judge server at {self.base_url} {what} ({_reason(exc)}) after {attempt + 1} attempts; "
+                        f"the judge server at {self.public_url} {what} ({_reason(exc)}) after {attempt + 1} attempts; "
                         f"start it, or fix base_url=. Judgments made so far are in the cache."
                     ) from None
                 self.retries += 1
@@ -104,25 +140,48 @@ class OpenAIBackend(JudgeBackend):
                 attempt += 1
             except openai.APIStatusError as exc:
                 raise JudgeServerError(
-                    f"the judge server at {self.base_url} refused the request for model {self.model!r} "
-                    f"(HTTP {exc.status_code}: {_reason(exc)}); check model= and api_key=."
+                    f"the judge server at {self.public_url} refused the request for model {self.model!r} "
+                    f"(HTTP {exc.status_code}: {_reason(exc)}); check model= and the API key (api_key= or "
+                    f"$OPENAI_API_KEY)."
                 ) from None
+            except (openai.APIError, ValueError, TypeError) as exc:  # e.g. truncated JSON, a body of another shape
+                raise self._not_a_completion(f"{type(exc).__name__}: {_reason(exc)}") from None
         self._answered.set()
-        choice = response.choices[0]
-        probs = _label_probs(choice.logprobs, request.labels) if weighting == "geval" else None
+        choices = getattr(response, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise self._not_a_completion(_describe(response))
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        content = getattr(message, "content", None) if message is not None else None
+        if content is not None and not isinstance(content, str):
+            raise self._not_a_completion(f"message content of type {type(content).__name__}")
+        try:
+            probs = _label_probs(getattr(choice, "logprobs", None), request.labels) if weighting == "geval" else None
+        except _BadLogprob as exc:
+            raise JudgeServerError(
+                f"the judge server at {self.public_url} returned {exc} for model {self.model!r}: a log probability "
+                f"is a finite number <= 0, so the server is broken or not OpenAI-compatible; fix or replace it, or "
+                f"judge without logprobs (weighting='parse')."
+            ) from None
         if weighting == "geval" and probs is None and not self._no_logprobs_warned:
             self._no_logprobs_warned = True
             warnings.warn(
-                f"llm_judge: the server at {self.base_url} returned no token logprobs with the answer (transformers "
+                f"llm_judge: the server at {self.public_url} returned no token logprobs with the answer (transformers "
                 f"serve, for one, ignores the logprobs fields); G-Eval weighting is not possible, so answers are "
                 f"parsed as integers instead.", stacklevel=2,
             )
-        usage = response.usage
+        usage = getattr(response, "usage", None)
         return Answer(
-            text=choice.message.content or "", probs=probs, model=response.model or "",
-            fingerprint=getattr(response, "system_fingerprint", None) or "",
-            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            text=content or "", probs=probs, model=_text(getattr(response, "model", None)),
+            fingerprint=_text(getattr(response, "system_fingerprint", None)),
+            prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
+            completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
+        )
+
+    def _not_a_completion(self, what: str) -> JudgeServerError:
+        return JudgeServerError(
+            f"the judge server at {self.public_url} answered something that is not a chat completion ({what:.200}); "
+            f"base_url= must be an OpenAI-compatible endpoint ending in /v1 that serves model {self.model!r}."
         )
 
     def run(self, requests: Sequence[Request], on_answer: OnAnswer, *, max_tokens: int, weighting: str,
@@ -155,6 +214,21 @@ class OpenAIBackend(JudgeBackend):
             bar.close()
 
 
+def _split_userinfo(url: str | None) -> tuple[str | None, str | None]:
+    """``(url without userinfo, "Basic ..." header value or None)``."""
+    if not url or "@" not in url:
+        return url, None
+    import base64
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    host = parts.netloc.rsplit("@", 1)[1]
+    token = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}".encode()
+    return urlunsplit(parts._replace(netloc=host)), "Basic " + base64.b64encode(token).decode()
+
+
 def _retry_after(exc: Exception) -> float:
     """Seconds from a ``Retry-After`` header of the failed response (0 without one, or for an HTTP date)."""
     response = getattr(exc, "response", None)
@@ -172,17 +246,63 @@ def _reason(exc: Exception) -> str:
     return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
+class _BadLogprob(ValueError):
+    """A logprob that is not a finite number <= 0."""
+
+
+def _checked_logprob(token: object, logprob: object) -> float:
+    if isinstance(logprob, bool) or not isinstance(logprob, (int, float)) or math.isnan(logprob) \
+            or logprob == math.inf or logprob > _LOGPROB_SLACK:
+        raise _BadLogprob(f"the logprob {logprob!r} for the token {token!r}")
+    return min(float(logprob), 0.0)
+
+
 def _label_probs(logprobs, labels: Sequence[str]) -> dict[str, float] | None:
-    """Probabilities of ``labels`` at the first answer position whose top tokens include one (``None`` if none)."""
+    """Probabilities of ``labels`` at the first answer position whose top tokens include one (``None`` if none).
+
+    Every logprob read must be a finite number <= 0 (or -Infinity, probability 0): else :class:`_BadLogprob`."""
     content = getattr(logprobs, "content", None) if logprobs is not None else None
+    if content is not None and not isinstance(content, list):
+        raise _BadLogprob(f"logprobs.content of type {type(content).__name__}")
     for position in content or []:
-        candidates = {(t.token, t.logprob) for t in (position.top_logprobs or [])} | {(position.token,
-                                                                                       position.logprob)}
+        alternatives = getattr(position, "top_logprobs", None) or []
+        candidates = {(getattr(t, "token", None), getattr(t, "logprob", None)) for t in alternatives}
+        candidates.add((getattr(position, "token", None), getattr(position, "logprob", None)))
         probs = {label: 0.0 for label in labels}
         for token, logprob in candidates:
-            key = (token or "").strip()
-            if key in probs and logprob is not None:
+            key = token.strip() if isinstance(token, str) else ""
+            if logprob is None:
+                continue
+            logprob = _checked_logprob(token, logprob)
+            if key in probs:
                 probs[key] += math.exp(logprob)
         if any(p > 0.0 for p in probs.values()):
             return probs
     return None
+
+
+def _describe(response: object) -> str:
+    """What a server sent instead of a chat completion, in a few words (its ``error`` message when it has one)."""
+    if isinstance(response, (str, bytes)):
+        text = response.decode("utf-8", "replace") if isinstance(response, bytes) else response
+        kind = "an HTML page" if "<html" in text[:500].lower() or "<!doctype" in text[:500].lower() else "text"
+        return f"{kind}: {' '.join(text.split())[:80]!r}"
+    extra = getattr(response, "model_extra", None) or {}
+    error = extra.get("error") if isinstance(extra, dict) else None
+    if error is None:
+        error = getattr(response, "error", None)
+    if error is not None:
+        message = error.get("message", error) if isinstance(error, dict) else error
+        return f"an error body: {json.dumps(message, default=str)[:160]}"
+    choices = getattr(response, "choices", None)
+    if isinstance(choices, list) and not choices:
+        return "an empty choice list"
+    return f"a {type(response).__name__} without choices"
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

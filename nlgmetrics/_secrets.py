@@ -1,0 +1,130 @@
+"""Secrets: the one redaction every output goes through (signatures, cache rows, error messages, warnings, reprs,
+per-sample values of the framework adapters).
+
+Rule: a credential never leaves the process except to the server it is meant for.
+
+- ``api_key`` options (:data:`CREDENTIAL_OPTIONS` lists every option that carries one) are never written: a
+  signature, a cache row or a message shows ``***``, and a cache key that needs to tell two of them apart stores a
+  salted digest (:func:`digest`), never the value;
+- a URL loses its userinfo (``http://user:pass@host`` -> ``http://***@host``) and the values of its query string
+  (``?api-key=XYZ&v=2`` -> ``?api-key=***&v=***``): a query value may be a key, and we cannot tell which;
+- an ``Authorization:`` (or ``Proxy-Authorization:``/``api-key:``/``x-api-key:``) header's value becomes ``***``, and
+  so does a ``Bearer``/``Basic`` token in free text;
+- every credential value seen by :func:`remember` (the judge's ``api_key``, the userinfo and query values of its
+  ``base_url``) is also replaced wherever it occurs in a text passed to :func:`redact`, so a server's error message
+  that echoes the key is scrubbed too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+MASK = "***"
+
+#: options that carry a credential, by kind: ``"secret"`` (the value is a credential) or ``"url"`` (a URL that may hold
+#: userinfo or a key in its query string). The policy test (tests/test_secrets_policy.py) walks every entry point's
+#: options and fails for an option that looks like a credential but is not listed here.
+CREDENTIAL_OPTIONS: dict[str, str] = {"api_key": "secret", "base_url": "url"}
+
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
+_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|api[-_]key)(['\"]?\s*[:=]\s*)(['\"]?)"
+                     r"((?:(?:bearer|basic|token)\s+)?[^\s'\",}&]{4,})")
+_TOKEN = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}")
+_KNOWN: set[str] = set()
+_KNOWN_LOCK = threading.Lock()
+_SALT = b"nlgmetrics-secret-digest-v1"
+
+
+def remember(value: str | None) -> None:
+    """Scrub ``value`` (a credential of this process, at least 4 characters) from every later :func:`redact`."""
+    if isinstance(value, str) and len(value) >= 4 and value != MASK:
+        with _KNOWN_LOCK:
+            _KNOWN.add(value)
+
+
+def remember_url(url: str | None) -> None:
+    """:func:`remember` the userinfo and the query values of ``url``."""
+    if not isinstance(url, str):
+        return
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return
+    for value in (parts.username, parts.password, *(v for _, v in parse_qsl(parts.query, keep_blank_values=True))):
+        remember(value)
+
+
+def redact_url(url: str) -> str:
+    """``url`` without its credentials: userinfo -> ``***@``, every query value -> ``***`` (names kept)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return MASK
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = MASK + "@" + netloc.rsplit("@", 1)[1]
+    query = parts.query
+    if query:
+        query = "&".join((pair.split("=", 1)[0] + "=" + MASK) if "=" in pair else MASK
+                         for pair in query.split("&"))
+    fragment = MASK if parts.fragment else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+
+def redact(text: Any) -> str:
+    """``str(text)`` with every URL's credentials, header/token credential and remembered credential masked."""
+    text = str(text)
+    with _KNOWN_LOCK:
+        known = sorted(_KNOWN, key=len, reverse=True)
+    for value in known:
+        if value in text:
+            text = text.replace(value, MASK)
+    text = _URL.sub(lambda m: redact_url(m.group()), text)
+    text = _HEADER.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + MASK, text)
+    return _TOKEN.sub(lambda m: m.group(1) + " " + MASK, text)
+
+
+def redact_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` for display: a credential option's value -> ``***`` (``None`` kept), a URL option's value through
+    :func:`redact_url`, any other string through :func:`redact`."""
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        kind = CREDENTIAL_OPTIONS.get(key)
+        if value is None:
+            out[key] = None
+        elif kind == "secret":
+            out[key] = MASK
+        elif kind == "url" and isinstance(value, str):
+            out[key] = redact_url(value)
+        elif isinstance(value, str):
+            out[key] = redact(value)
+        else:
+            out[key] = value
+    return out
+
+
+def holds_credential(key: str, value: Any) -> bool:
+    """Whether option ``key=value`` carries a credential: a non-empty credential option, or a value that
+    :func:`redact` changes (a URL with userinfo or a query string, an Authorization header, a remembered key)."""
+    if value is None:
+        return False
+    if CREDENTIAL_OPTIONS.get(key) == "secret":
+        return value != ""
+    if isinstance(value, str):
+        return redact(value) != value
+    if isinstance(value, Mapping):
+        return any(holds_credential(str(k), v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(holds_credential("", v) for v in value)
+    return False
+
+
+def digest(value: str) -> str:
+    """A salted SHA-256 (16 hex digits) of ``value``: tells two credentials apart in a cache key without storing
+    either."""
+    return hashlib.sha256(_SALT + value.encode("utf-8", "surrogatepass")).hexdigest()[:16]

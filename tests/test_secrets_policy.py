@@ -1,0 +1,318 @@
+"""Policy: a credential never leaves the process except to the server it is meant for.
+
+The options are enumerated, not listed: every option of every metric (the registry), of the judge backends and of
+the lm-eval adapter whose name looks like a credential must be classified in ``nlgmetrics._secrets.CREDENTIAL_OPTIONS``
+(or named here as not one); then a distinct secret is planted in every classified option the judge takes (and in
+``$OPENAI_API_KEY`` / ``$OPENAI_BASE_URL``), the judge is run through every entry point (Python API, evaluate module,
+CLI, lm-eval adapter) against a loopback server that answers well, refuses with an error echoing the key, or
+answers HTML, and every output is grepped: results, signatures, cache bytes (the WAL too), warnings, logs,
+stdout/stderr, exception texts with their chains, reprs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import re
+import traceback
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+
+from judge_servers import CannedServer, completion  # noqa: E402
+
+from nlgmetrics import _secrets  # noqa: E402
+from nlgmetrics.judge import OpenAIBackend, TransformersBackend, compute_llm_judge  # noqa: E402
+from nlgmetrics.judge.core import _BACKENDS, get_backend  # noqa: E402
+from nlgmetrics.registry import SPECS, available_metrics  # noqa: E402
+
+CREDENTIAL_NAME = re.compile(r"key|token|secret|passw|auth|credential|url|cookie|header", re.I)
+#: options whose names match CREDENTIAL_NAME but carry no credential (and why)
+NOT_CREDENTIALS = {
+    "tokenizer": "a tokenizer name", "tokenize": "a tokenizer name", "use_fast_tokenizer": "a flag",
+    "max_tokens": "a length", "api_key_env": "the NAME of an environment variable (lm-eval adapter)",
+}
+SHORT = "score {prediction} from {low} to {high}"
+JSON = "application/json"
+#: each planted secret is distinct, so a leak names its way out
+SECRETS = {"userinfo_user": "u5er-SECRET-A1", "userinfo_password": "pa55-SECRET-B2", "api_key": "sk-SECRET-C3",
+           "env_key": "sk-SECRET-ENV-D4", "env_url_password": "pa55-SECRET-ENV-E5"}
+
+
+def all_options() -> dict[str, set[str]]:
+    """Every option name -> where it is taken (metrics, the backends' constructors, the lm-eval adapter)."""
+    found: dict[str, set[str]] = {}
+    for metric, spec in SPECS.items():
+        for name in spec.option_names():
+            found.setdefault(name, set()).add(metric)
+    for cls in (OpenAIBackend, TransformersBackend):
+        for name in list(inspect.signature(cls.__init__).parameters)[2:]:
+            found.setdefault(name, set()).add(cls.__name__)
+    try:
+        from nlgmetrics.integration.lm_eval import ADAPTER_OPTIONS
+    except ImportError:  # lm-eval not installed
+        ADAPTER_OPTIONS = ("reference_separator", "source_separator", "api_key_env")
+    for name in ADAPTER_OPTIONS:
+        found.setdefault(name, set()).add("lm-eval adapter")
+    return found
+
+
+def test_every_credential_like_option_is_classified():
+    options = all_options()
+    unclassified = {name: sorted(where) for name, where in options.items() if CREDENTIAL_NAME.search(name)
+                    and name not in _secrets.CREDENTIAL_OPTIONS and name not in NOT_CREDENTIALS}
+    assert unclassified == {}, "classify these in nlgmetrics/_secrets.py CREDENTIAL_OPTIONS (or NOT_CREDENTIALS here)"
+    assert set(_secrets.CREDENTIAL_OPTIONS) <= set(options)  # no stale entry
+    judge_options = set(SPECS["llm_judge"].option_names())
+    assert set(_secrets.CREDENTIAL_OPTIONS) <= judge_options  # the judge takes each: planted below
+
+
+def test_redaction_rules():
+    r = _secrets.redact
+    assert r("http://user:pw-123@host:8/v1?api-key=abc123&v=2#frag") == "http://***@host:8/v1?api-key=***&v=***#***"
+    assert r("Authorization: Bearer sk-abcdef123456 rest") == "Authorization: *** rest"
+    assert r("{'authorization': 'Basic dXNlcjpwdw=='}") == "{'authorization': '***'}"
+    assert r('{"api_key": "sk-abc123456", "n": 1}') == '{"api_key": "***", "n": 1}'
+    assert r("token bearer sk-abcdef123456") == "token bearer ***"
+    assert r("no secret here, http://host/v1") == "no secret here, http://host/v1"
+    _secrets.remember("remembered-KEY-77")
+    assert r("the server said: bad key remembered-KEY-77.") == "the server said: bad key ***."
+    assert _secrets.redact_options({"api_key": "x", "base_url": "http://a:b@h/v1", "model": "m", "cache": None}) == \
+        {"api_key": "***", "base_url": "http://***@h/v1", "model": "m", "cache": None}
+    assert _secrets.holds_credential("base_url", "http://h/v1?key=1") and not _secrets.holds_credential(
+        "base_url", "http://h/v1")
+    assert _secrets.digest("a") != _secrets.digest("b") and "a" not in _secrets.digest("a")
+
+
+class Outputs:
+    """Everything a run let out, as text."""
+
+    def __init__(self) -> None:
+        self.texts: list[tuple[str, str]] = []
+
+    def add(self, where: str, value) -> None:
+        if isinstance(value, BaseException):
+            value = "".join(traceback.format_exception(type(value), value, value.__traceback__))
+        elif isinstance(value, bytes):
+            value = value.decode("latin-1")
+        elif not isinstance(value, str):
+            value = json.dumps(value, default=repr)
+        self.texts.append((where, value))
+
+    def add_files(self, folder: Path) -> None:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                self.add(f"file {path.name}", path.read_bytes())
+
+    def leaks(self) -> list[tuple[str, str, str]]:
+        return [(where, name, text[max(0, text.find(secret) - 80):text.find(secret) + 40])
+                for where, text in self.texts for name, secret in SECRETS.items() if secret in text]
+
+
+@pytest.fixture()
+def planted(monkeypatch, tmp_path):
+    """Three loopback servers (good, 401 echoing the key, HTML), the secrets in the environment too."""
+    good = CannedServer(lambda body: (200, completion("4", logprob=-0.2), JSON))
+    refusing = CannedServer(lambda body: (401, json.dumps({"error": {"message": "Incorrect API key provided: "
+                                                                      + SECRETS["api_key"]}}).encode(), JSON))
+    html = CannedServer(lambda body: (200, b"<html><body>login as " + SECRETS["userinfo_user"].encode()
+                                      + b"</body></html>", "text/html"))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRETS["env_key"])
+    monkeypatch.setenv("NLGMETRICS_JUDGE_CACHE", str(tmp_path / "default-cache" / "judge.sqlite"))
+    _BACKENDS.clear()
+    yield {"good": good, "refusing": refusing, "html": html}
+    for server in (good, refusing, html):
+        server.stop()
+    _BACKENDS.clear()
+
+
+def url(server: CannedServer, user: str = SECRETS["userinfo_user"], password: str = SECRETS["userinfo_password"]):
+    return f"http://{user}:{password}@127.0.0.1:{server.port}/v1"
+
+
+def run_collecting(outputs: Outputs, where: str, call, caplog, capfd):
+    caplog.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with caplog.at_level(logging.DEBUG):
+            try:
+                outputs.add(where, call())
+            except BaseException as exc:  # noqa: BLE001  every failure's text is an output too
+                outputs.add(f"{where} error", exc)
+    for w in caught:
+        outputs.add(f"{where} warning", str(w.message))
+    for record in caplog.records:
+        outputs.add(f"{where} log", record.getMessage())
+    out, err = capfd.readouterr()
+    outputs.add(f"{where} stdout", out)
+    outputs.add(f"{where} stderr", err)
+
+
+def test_python_api_and_evaluate_module_leak_no_secret(planted, tmp_path, caplog, capfd):
+    outputs = Outputs()
+    cache = tmp_path / "cache" / "judge.sqlite"
+    cache.parent.mkdir()
+    for name, server in planted.items():
+        for with_key in (True, False):  # the option, or $OPENAI_API_KEY
+            options = dict(model="m", backend="openai", base_url=url(server), template=SHORT, cache=str(cache),
+                           return_answers=True, verbose=True, max_retries=0, **({"api_key": SECRETS["api_key"]}
+                                                                                 if with_key else {}))
+            run_collecting(outputs, f"python {name}", lambda: compute_llm_judge(["a", "b"], **options), caplog,
+                           capfd)
+            outputs.add(f"repr {name}", repr(get_backend("openai", "m", base_url=url(server), api_key=None)))
+    # $OPENAI_BASE_URL with credentials, no base_url option
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("OPENAI_BASE_URL", url(planted["good"], "envuser", SECRETS["env_url_password"]))
+        run_collecting(outputs, "env url", lambda: compute_llm_judge(
+            ["c"], model="m", backend="openai", template=SHORT, cache=str(cache)), caplog, capfd)
+    good = [text for where, text in outputs.texts if where == "python good"]
+    assert good and all('"llm_judge": 4.' in text and "base_url:http://***@127.0.0.1" in text for text in good)
+    assert any("refused the request" in text for where, text in outputs.texts if where == "python refusing error")
+    assert any("an HTML page" in text for where, text in outputs.texts if where == "python html error")
+    assert any('"judged": 1' in text for where, text in outputs.texts if where == "env url")
+    # the servers did get the credentials (they are meant for them)
+    import base64
+
+    basic = "Basic " + base64.b64encode(f"{SECRETS['userinfo_user']}:{SECRETS['userinfo_password']}".encode()).decode()
+    sent = {h.get("authorization") for _, h, _ in planted["good"].requests}
+    assert basic in sent  # userinfo goes as Basic auth (as httpx sends it), not in the URL the client logs
+    try:
+        import evaluate
+    except ImportError:
+        evaluate = None
+    if evaluate is not None:
+        module = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "llm_judge"),
+                               cache_dir=str(tmp_path / "evaluate"))
+        run_collecting(outputs, "evaluate", lambda: module.compute(
+            predictions=["a"], model="m", backend="openai", base_url=url(planted["good"]),
+            api_key=SECRETS["api_key"], template=SHORT, cache=str(cache)), caplog, capfd)
+        outputs.add("evaluate repr", repr(module))
+    outputs.add_files(tmp_path)
+    assert cache.is_file() and any(where.startswith("file judge.sqlite") for where, _ in outputs.texts)
+    assert outputs.leaks() == []
+
+
+def test_cli_leaks_no_secret(planted, tmp_path, caplog, capfd):
+    from nlgmetrics.cli import main
+
+    predictions = tmp_path / "p.txt"
+    predictions.write_text("a\nb\n", encoding="utf-8")
+    outputs = Outputs()
+    for name, server in planted.items():
+        for fmt in ("json", "table"):
+            args = ["score", "-m", "llm_judge", "-p", str(predictions), "--format", fmt, "-o", "backend=openai",
+                    "-o", "model=m", "-o", f"template={SHORT}", "-o", f"base_url={url(server)}",
+                    "-o", f"api_key={SECRETS['api_key']}", "-o", f"cache={tmp_path / 'cli.sqlite'}",
+                    "-o", "max_retries=0"]
+            run_collecting(outputs, f"cli {name} {fmt}", lambda: main(args), caplog, capfd)
+    assert any("llm_judge|backend:openai|base_url:http://***@" in text
+               for where, text in outputs.texts if where == "cli good json stdout")
+    assert any("refused the request" in text for where, text in outputs.texts if where == "cli refusing json stderr")
+    outputs.add_files(tmp_path)
+    assert outputs.leaks() == []
+
+
+def test_lm_eval_options_refuse_every_credential_option(planted):
+    pytest.importorskip("lm_eval")
+    import nlgmetrics.integration.lm_eval as nlgm
+
+    if "llm_judge" not in available_metrics():
+        pytest.skip("needs llm_judge")
+    outputs = Outputs()
+    planted_options = {"api_key": SECRETS["api_key"], "base_url": url(planted["good"])}
+    assert set(planted_options) == set(_secrets.CREDENTIAL_OPTIONS)  # every classified option is planted
+    for option, value in planted_options.items():
+        with pytest.raises(ValueError, match="carry a credential") as caught:
+            nlgm.nlgm_llm_judge(references=["r"], predictions=["p"], model="m", backend="openai", **{option: value})
+        outputs.add(f"lm-eval {option}", caught.value)
+    assert outputs.leaks() == []
+
+
+def test_the_cli_boundary_masks_any_error_or_warning_line(capsys):
+    from nlgmetrics.cli._boundary import _show_warning, describe
+
+    for exc in (RuntimeError("POST http://u5er-SECRET-A1:pa55-SECRET-B2@host/v1 failed"),
+                ValueError("bad header Authorization: Bearer sk-SECRET-C3"), OSError("api_key=sk-SECRET-C3")):
+        line = describe(exc)
+        assert "***" in line and not [s for s in SECRETS.values() if s in line], line
+    _show_warning("retrying http://u5er-SECRET-A1:pa55-SECRET-B2@host/v1", UserWarning, "f", 1)
+    err = capsys.readouterr().err
+    assert "http://***@host/v1" in err and "SECRET" not in err
+
+
+@pytest.mark.slow
+def test_lm_eval_run_with_log_samples_leaks_no_key(tmp_path):
+    """A real `lm_eval run --log_samples` judging through a loopback server: the key given by api_key_env reaches
+    the server and no output file, log or stream; the key written into the YAML is refused, and not echoed."""
+    pytest.importorskip("lm_eval")
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    server = CannedServer(lambda body: (200, completion("4", logprob=-0.2), JSON))
+    include = tmp_path / "tasks"
+    shutil.copytree(repo / "integration" / "lm_eval", include, ignore=shutil.ignore_patterns("examples", "*.yaml",
+                                                                                               "__pycache__"))
+    (tmp_path / "cache").mkdir()
+
+    def task(name: str, secret_option: str) -> None:
+        (include / f"{name}.yaml").write_text(f"""task: {name}
+custom_dataset: !function utils.load_demo
+test_split: test
+output_type: generate_until
+doc_to_text: "Document: {{{{document}}}}\\nSummary:"
+doc_to_target: "{{{{summary}}}}"
+generation_kwargs:
+  until: ["\\n"]
+  max_gen_toks: 8
+metric_list:
+  - metric: !function nlgmetrics.integration.lm_eval.nlgm_llm_judge
+    aggregation: nlgm_llm_judge
+    higher_is_better: true
+    backend: openai
+    model: m
+    base_url: {server.base_url}
+    template: "{{reference}} {{prediction}} {{low}} {{high}}"
+    cache: {tmp_path / 'cache' / 'judge.sqlite'}
+{secret_option}
+metadata:
+  version: 1.0
+""", encoding="utf-8")
+
+    task("judge_env", "    api_key_env: MY_JUDGE_KEY")
+    task("judge_yaml", f"    api_key: {SECRETS['api_key']}")
+    lm_eval = Path(sys.executable).with_name("lm_eval")
+    command = [str(lm_eval)] if lm_eval.exists() else [sys.executable, "-m", "lm_eval"]
+    env = {**{k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}, "HF_HUB_OFFLINE": "1",
+           "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1",
+           "MY_JUDGE_KEY": SECRETS["env_key"]}
+    outputs = Outputs()
+    try:
+        runs = {}
+        for name in ("judge_env", "judge_yaml"):
+            runs[name] = subprocess.run(
+                command + ["run", "--model", "dummy", "--include_path", str(include), "--tasks", name,
+                           "--log_samples", "--output_path", str(tmp_path / "out" / name)],
+                cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+            outputs.add(f"lm_eval {name} stdout", runs[name].stdout)
+            outputs.add(f"lm_eval {name} stderr", runs[name].stderr)
+    finally:
+        server.stop()
+    assert runs["judge_env"].returncode == 0, runs["judge_env"].stderr[-3000:]
+    [results] = list((tmp_path / "out" / "judge_env").rglob("results_*.json"))
+    assert json.loads(results.read_text())["results"]["judge_env"]["nlgm_llm_judge,none"] == pytest.approx(4.0)
+    assert list((tmp_path / "out" / "judge_env").rglob("samples_*.jsonl"))
+    assert {h.get("authorization") for _, h, _ in server.requests} == {f"Bearer {SECRETS['env_key']}"}
+    assert runs["judge_yaml"].returncode != 0 and "the metric option(s) api_key carry a credential" in \
+        runs["judge_yaml"].stderr
+    outputs.add_files(tmp_path / "out")
+    outputs.add_files(tmp_path / "cache")
+    assert [leak for leak in outputs.leaks() if leak[1] != "api_key"] == []  # the env key: nowhere
+    # the key written into the YAML: lm-eval itself may print its task config; nlgmetrics never echoes it
+    assert not [leak for leak in outputs.leaks() if leak[1] == "api_key" and "carry a credential" in leak[2]]

@@ -23,6 +23,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from nlgmetrics.errors import LimitError, OptionError
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -52,12 +54,13 @@ def check_real(name: str, value: object, low: float, high: float, what: str = ""
 
 
 def check_int(name: str, value: object, low: int, high: int, what: str = "") -> int:
-    """``value`` as an int in ``[low, high]`` (numpy integers too, not a bool), else a ``ValueError`` naming the
-    range."""
+    """``value`` as an int in ``[low, high]`` (numpy integers too, not a bool), else an :class:`OptionError` (not an
+    integer) or :class:`LimitError` (out of range), both ``ValueError``, naming the range."""
     integral = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
     if not integral or not low <= int(value) <= high:
         meaning = f" ({what})" if what else ""
-        raise ValueError(f"{name} must be an integer in [{low}, {high}]{meaning}, got {value!r:.40}.")
+        error = LimitError if integral else OptionError
+        raise error(f"{name} must be an integer in [{low}, {high}]{meaning}, got {value!r:.40}.")
     return int(value)
 
 

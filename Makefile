@@ -10,6 +10,8 @@ STAMP  := $(VENV)/.nlgmetrics-installed
 # every interpreter the tests start would recompile torch, transformers, ... from source.
 NOCOMPILE := $(if $(PYTHONDONTWRITEBYTECODE),,--no-compile)
 DATA   ?= ../shared/data
+# PyTorch's CPU wheels (Linux and macOS; PyPI's Linux torch pulls ~20 nvidia-*/cuda-* packages and triton).
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 export HF_HUB_OFFLINE=1
 export TRANSFORMERS_OFFLINE=1
@@ -23,8 +25,10 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	# torch first, from the CPU wheel on disk; constraints.txt keeps it pinned for every later step.
-	$(PIP) install -q $(NOCOMPILE) -c constraints.txt torch==2.13.0
+	# torch first, a CPU build: a wheel pip finds on disk (find-links, no index: CI), else PyTorch's CPU index;
+	# constraints.txt keeps it pinned for every later step, so no step pulls a CUDA build.
+	$(PIP) install -q $(NOCOMPILE) --no-index --no-deps torch==2.13.0 2>/dev/null \
+	  || $(PIP) install -q $(NOCOMPILE) --index-url $(TORCH_INDEX) torch==2.13.0
 	$(PIP) install -q $(NOCOMPILE) -c constraints.txt -e ".[all,dev]"
 	# offline resources (WordNet, punkt tables) into the package's data cache; never downloads.
 	$(PY) -m nlgmetrics.resources prepare

@@ -3,6 +3,10 @@
 Each entry point is ``compute_<name>(predictions, references, **options) -> dict`` with JSON-friendly values
 (floats, ints, strings, lists of them). Entries import lazily, so the lexical metrics never load torch.
 
+``pip install nlgmetrics`` brings what the lexical metrics need; the others need a pip extra (:data:`EXTRAS`:
+``[embed]``, ``[learned]``, ``[judge]``, or ``[all]``). Looking a metric up (:func:`get_metric`, and so every entry
+point) checks its spec's ``extras`` first and raises one :class:`MissingExtraError` naming the extra to install.
+
 The CLI, the demo, the suite (``nlg_suite``, Trainer), lm-eval, Ray, the Hub builder and the test tables all read
 :data:`SPECS`; none keeps its own per-metric table. Adding a metric: write its core file, add one :class:`MetricSpec`
 here, a thin module ``metrics/<name>/<name>.py``, a card ``hub_cards/<name>/README.md`` and its tests (README.md,
@@ -21,6 +25,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from nlgmetrics.errors import MissingExtraError
+
 LEXICAL = "lexical"
 EMBEDDING = "embedding"
 LEARNED = "learned"
@@ -29,6 +35,17 @@ LEARNED = "learned"
 SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED = "none", "optional", "required"
 #: keyword arguments of a compute function that are inputs, not options (``-o`` cannot set them).
 INPUT_KEYWORDS = ("sources",)
+
+
+#: pip extra -> the top-level modules it installs that a metric needing it imports (checked by :func:`missing_extra`
+#: without importing them). pyproject.toml's ``[project.optional-dependencies]`` lists the distributions.
+EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "embed": ("torch", "transformers", "ot"),
+    "learned": ("torch", "transformers", "sentencepiece", "yaml"),
+    "judge": ("torch", "transformers", "openai"),
+})
+#: import name -> its pip distribution, where they differ (for the error message).
+_DISTRIBUTIONS = {"ot": "POT", "yaml": "pyyaml"}
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:
@@ -48,7 +65,8 @@ class MetricSpec:
     - ``corpus_level``: the headline is a corpus statistic, not the mean of per-example scores (BLEU, NIST, chrF,
       TER): a per-example column is then another number (sentence BLEU), and lm-eval must aggregate the whole corpus.
     - ``aliases``: other accepted option names -> the compute function's own (e.g. HF evaluate's names).
-    - ``extras``: the pip extras (``nlgmetrics[...]``) the metric needs with its default options.
+    - ``extras``: the pip extras (``nlgmetrics[...]``, keys of :data:`EXTRAS`) the metric needs; looking the metric
+      up without them raises :class:`MissingExtraError`. Empty for the lexical metrics (the base install).
     - ``demo_options``: options ``make demo`` scores the bundled sample with.
     - ``sentence_lines``: the metric reads newlines as sentence boundaries (rougeLsum), so the suite's
       ``sentence_split`` applies to it.
@@ -96,6 +114,9 @@ class MetricSpec:
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
             raise ValueError(f"{self.name}: kind must be {LEXICAL!r}, {EMBEDDING!r} or {LEARNED!r}, got {self.kind!r}.")
+        unknown = [extra for extra in self.extras if extra not in EXTRAS]
+        if unknown:
+            raise ValueError(f"{self.name}: unknown extras {unknown}; choose from {', '.join(EXTRAS)}.")
         if self.sources not in (SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED):
             raise ValueError(f"{self.name}: sources must be {SOURCES_NONE!r}, {SOURCES_OPTIONAL!r} or "
                              f"{SOURCES_REQUIRED!r}, got {self.sources!r}.")
@@ -241,21 +262,21 @@ SPECS: dict[str, MetricSpec] = {
         ),
         MetricSpec(
             "meteor", "nlgmetrics.lexical.meteor:compute_meteor", LEXICAL, headline=("meteor",),
-            per_example={"scores": "meteor"}, extras=("wordnet",),
+            per_example={"scores": "meteor"},
         ),
         MetricSpec(
             "bertscore", "nlgmetrics.semantic.bertscore:compute_bertscore", EMBEDDING,
-            headline=tuple(_BERTSCORE_KEYS.values()), per_example=_BERTSCORE_KEYS, extras=("encoder",),
+            headline=tuple(_BERTSCORE_KEYS.values()), per_example=_BERTSCORE_KEYS, extras=("embed",),
             demo_options={"model_type": _BUNDLED}, refused_per_example=_EMBEDDING_REFUSED,
         ),
         MetricSpec(
             "moverscore", "nlgmetrics.semantic.moverscore:compute_moverscore", EMBEDDING, headline=("moverscore",),
-            per_example={"scores": "moverscore"}, extras=("encoder",), demo_options={"model_type": _BUNDLED},
+            per_example={"scores": "moverscore"}, extras=("embed",), demo_options={"model_type": _BUNDLED},
             refused_per_example=_EMBEDDING_REFUSED,
         ),
         MetricSpec(
             "comet", "nlgmetrics.learned.comet:compute_comet", LEARNED, headline=("comet",),
-            per_example={"scores": "comet"}, flat_renames={"mean_score": "comet"},
+            per_example={"scores": "comet"}, flat_renames={"mean_score": "comet"}, extras=("learned",),
             flat_skip=frozenset({"mean_score_mean", "mean_score_ci"}),
             refused_per_example={**_BOOTSTRAP_REFUSED, "distributed": _EMBEDDING_REFUSED["distributed"]},
             sources=SOURCES_REQUIRED, references_optional=True, needs_checkpoint=True,
@@ -290,13 +311,37 @@ def load_object(target: str) -> Any:
     return getattr(importlib.import_module(module_name), attribute)
 
 
+#: other names users type for a metric (compared in lower case, ``-`` read as ``_``): HF evaluate's module names and
+#: the score keys a metric computes (``rougeL`` -> rouge).
+METRIC_ALIASES: dict[str, str] = {
+    "bert_score": "bertscore", "mover_score": "moverscore", "sacre_bleu": "sacrebleu", "gleu": "google_bleu",
+    "nist": "nist_mt", "judge": "llm_judge", "rouge1": "rouge", "rouge2": "rouge", "rougel": "rouge",
+    "rougelsum": "rouge", "rouge_l": "rouge", "rouge_lsum": "rouge", "unbabel_comet": "comet", "bleurt_pytorch": "bleurt",
+}
+
+
+def metric_name(name: str) -> str:
+    """The registry name of metric ``name``: any case, ``-`` or ``_``, or an alias (:data:`METRIC_ALIASES`:
+    ``bert_score``, ``rougeL``, ``BLEU``). An :class:`~nlgmetrics.errors.OptionError` (a ``ValueError``) of one
+    line with the closest name otherwise."""
+    from nlgmetrics.errors import OptionError
+
+    if name in SPECS:
+        return name
+    key = str(name).strip().lower().replace("-", "_")
+    if key in SPECS:
+        return key
+    if key in METRIC_ALIASES:
+        return METRIC_ALIASES[key]
+    close = difflib.get_close_matches(key, [*SPECS, *METRIC_ALIASES], n=1, cutoff=0.6)
+    hint = f" Did you mean {METRIC_ALIASES.get(close[0], close[0])!r}?" if close else ""
+    raise OptionError(f"unknown metric {name!r}.{hint} Choose one of {', '.join(SPECS)}.")
+
+
 def get_spec(name: str) -> MetricSpec:
-    """The :class:`MetricSpec` of metric ``name`` (a ``ValueError`` naming the known metrics otherwise)."""
-    if name not in SPECS:
-        close = difflib.get_close_matches(str(name), list(SPECS), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown metric {name!r}.{hint} Choose one of {', '.join(SPECS)}.")
-    return SPECS[name]
+    """The :class:`MetricSpec` of metric ``name`` (any case or alias: :func:`metric_name`; a ``ValueError`` naming
+    the closest and the known metrics otherwise)."""
+    return SPECS[metric_name(name)]
 
 
 def score(
@@ -312,9 +357,31 @@ def score(
     return get_metric(name)(predictions, references, **inputs, **spec.canonical_options(options))
 
 
+def missing_extra(name: str) -> MissingExtraError | None:
+    """The :class:`MissingExtraError` metric ``name`` would raise here (an extra of its spec whose modules are not
+    installed), or None when it can be used. Checks with ``importlib.util.find_spec``: nothing is imported."""
+    spec = get_spec(name)
+    for extra in spec.extras:
+        absent = [module for module in EXTRAS[extra] if importlib.util.find_spec(module) is None]
+        if absent:
+            shown = ", ".join(_DISTRIBUTIONS.get(module, module) for module in absent)
+            return MissingExtraError(
+                f"{name} needs the nlgmetrics[{extra}] extra ({shown} not installed): "
+                f"pip install 'nlgmetrics[{extra}]' (from a checkout: pip install -e '.[{extra}]'; CPU-only torch: "
+                "add --extra-index-url https://download.pytorch.org/whl/cpu). "
+                "The lexical metrics need no extra.",
+                name=absent[0],
+            )
+    return None
+
+
 def get_metric(name: str) -> Callable[..., dict]:
-    """The compute function of metric ``name``."""
+    """The compute function of metric ``name``; a :class:`MissingExtraError` naming the pip extra when the metric's
+    extra is not installed (the one place that check is made: every entry point looks metrics up here)."""
     entry = get_spec(name).entry
+    missing = missing_extra(name)
+    if missing is not None:
+        raise missing
     try:
         return load_object(entry)
     except ModuleNotFoundError as exc:
@@ -324,10 +391,12 @@ def get_metric(name: str) -> Callable[..., dict]:
 
 
 def available_metrics(kind: str | None = None) -> list[str]:
-    """Names of the metrics implemented in this installation (of one ``kind``, if given), in :data:`SPECS` order."""
+    """Names of the metrics usable in this installation (implemented, and their extras installed: see
+    :func:`missing_extra`) of one ``kind``, if given, in :data:`SPECS` order."""
     return [
         name for name, spec in SPECS.items()
         if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
+        and missing_extra(name) is None
     ]
 
 

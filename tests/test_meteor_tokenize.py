@@ -53,12 +53,25 @@ def test_cached_tokens_are_stable():
     assert ours.word_tokenize(text) == tuple(word_tokenize(text))
 
 
-def test_fallback_to_nltk_when_patterns_change(monkeypatch):
+def test_unguarded_fallback_gives_the_same_tokens(monkeypatch):
     monkeypatch.setattr(ours, "PATTERN_FINGERPRINT", "0" * 16)
     sent, treebank, guarded = ours._build()
     assert not guarded
     for text in TRICKY:
         assert [tok for s in sent(text) for tok in treebank(s)] == word_tokenize(text)
+
+
+def test_rule_table_is_nltk_310s():
+    """TREEBANK_RULES and the Punkt language variables are nltk 3.10's (what lets nltk 3.9.1 give 3.10's tokens)."""
+    if tuple(int(x) for x in nltk.__version__.split(".")[:2]) < (3, 10):
+        pytest.skip(f"nltk {nltk.__version__}: the table is compared with nltk 3.10's own")
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+    from nltk.tokenize.punkt import PunktLanguageVars
+
+    assert ours._fingerprint(NLTKWordTokenizer) == ours._fingerprint(ours.TREEBANK_RULES) == ours.PATTERN_FINGERPRINT
+    theirs = PunktLanguageVars()
+    assert ours._BOUNDARY_REALIGNMENT == theirs.re_boundary_realignment.pattern
+    assert ours._NON_WORD_CHARS % "\\?!" in (theirs._re_non_word_chars, ours._NON_WORD_CHARS % "!\\?")
 
 
 def test_synonym_sets_match_nltk_synsets(wmt17_deen):

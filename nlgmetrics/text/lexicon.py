@@ -103,8 +103,10 @@ def load_wordnet() -> None:
 
 @lru_cache(maxsize=CACHE_SIZE)
 def porter_stem(word: str) -> str:
-    """The Porter stem nltk's METEOR uses for ``word``."""
-    return _stemmer().stem(word)
+    """The Porter stem nltk's METEOR uses for ``word``: nltk 3.10's ``PorterStemmer().stem(word)``, which lowercases
+    and then looks the lowercased word up in its irregular forms (3.9.1 looked up the word as given, so it is passed
+    lowercased: the same stem under both)."""
+    return _stemmer().stem(word.lower())
 
 
 @lru_cache(maxsize=CACHE_SIZE)

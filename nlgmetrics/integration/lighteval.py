@@ -1,0 +1,137 @@
+"""nlgmetrics metrics for lighteval 0.13 custom tasks (``pip install "nlgmetrics[lighteval]"``).
+
+:func:`nlgmetrics_metric` turns any metric of the registry into a lighteval ``Metric`` for a task's ``metrics=[...]``::
+
+    from lighteval.tasks.lighteval_task import LightevalTaskConfig
+    from nlgmetrics.integration.lighteval import nlgmetrics_metric
+
+    TASKS_TABLE = [LightevalTaskConfig(
+        name="my_mt", prompt_function=prompt, hf_repo="path/or/hub/id", hf_subset="default",
+        evaluation_splits=["test"], generation_size=64, stop_sequence=["\\n"],
+        metrics=[nlgmetrics_metric("bleu"), nlgmetrics_metric("chrf", word_order=2),
+                 nlgmetrics_metric("comet", model="/ckpt/wmt22-comet-da", source_field="source")],
+    )]
+
+then ``lighteval accelerate "model_name=..." "my_mt|0" --custom-tasks my_tasks.py``.
+
+- Lexical and embedding metrics (BLEU, sacreBLEU, GLEU, NIST, chrF, TER, ROUGE, METEOR, BERTScore, MoverScore) are
+  corpus-level metrics (``CorpusLevelMetric``, or ``CorpusLevelMetricGrouping`` for ROUGE's four scores and
+  BERTScore's three): each sample contributes its texts, and the aggregation computes the metric once over all of them,
+  so BLEU/chrF/TER/NIST are corpus statistics, not means of sentence scores, and MoverScore's idf is that of the
+  corpus. lighteval reports no stderr for them (it would bootstrap by recomputing the corpus metric 1000 times).
+- Learned metrics and the judge (COMET, BLEURT, MetricX, LLM judge) are sample-level metrics computed in one batched
+  call per task (``batched_compute=True``): each sample's value is its segment score, the aggregate their mean
+  (unscored samples, e.g. unreadable judge answers, left out), with lighteval's bootstrap stderr.
+
+The numbers equal ``nlgmetrics.registry.score`` on the same texts (see :mod:`nlgmetrics.integration.samplewise`).
+Inputs: the prediction is the model's final text; the references are the doc's gold choices (``Doc.get_golds()``:
+several golds are several references; an empty gold scores reference-free where the metric can); the source (COMET,
+MetricX, the judge) is ``doc.query`` by default (the full prompt), or ``source_field="name"`` reads
+``doc.specific[name]`` (put the bare source sentence there in the prompt function), ``source_field=None`` none.
+Models are loaded once per process by the core and reused.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from lighteval.metrics.metrics_sample import SampleLevelComputation
+from lighteval.metrics.sample_preparator import Preparator
+from lighteval.metrics.utils.metric_utils import (
+    CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
+)
+from lighteval.tasks.requests import Doc, SamplingMethod
+
+from nlgmetrics.integration.samplewise import (
+    SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, score_batch,
+)
+from nlgmetrics.registry import get_spec
+
+QUERY = "query"
+
+
+def _sample(doc: Doc, model_response: Any, metric: str, source_field: str | None) -> SampleText:
+    golds = [str(g) for g in doc.get_golds()]
+    references: str | list[str] | None = None
+    if any(golds):
+        references = golds[0] if len(golds) == 1 else golds
+    source = None
+    if source_field == QUERY:
+        source = doc.query
+    elif source_field is not None:
+        specific = doc.specific or {}
+        if source_field not in specific:
+            raise KeyError(f"{metric}: source_field={source_field!r} but doc.specific has no such key (keys: "
+                           f"{', '.join(specific) or 'none'}); set it in the prompt function's Doc(specific=...).")
+        source = str(specific[source_field])
+    texts = model_response.final_text
+    return SampleText(texts[0] if texts else "", references, source)
+
+
+class SampleTexts(Preparator):
+    """Per sample: its texts (prediction, references, source) as a dict, for the corpus aggregation; under each
+    headline name for a grouping."""
+
+    def __init__(self, metric: str, source_field: str | None):
+        self.metric, self.source_field = metric, source_field
+
+    def prepare(self, doc: Doc, model_response: Any, **kwargs: Any) -> dict:
+        texts = _sample(doc, model_response, self.metric, self.source_field).as_dict()
+        names = get_spec(self.metric).headline
+        return {name: texts for name in names} if len(names) > 1 else texts
+
+
+class CorpusHeadline:
+    """The aggregation: the metric's headline over all samples' texts, as ``{name: value}`` (lighteval then takes
+    every headline score from this one call)."""
+
+    def __init__(self, metric: str, options: dict[str, Any]):
+        self.metric, self.options = metric, options
+        self.__name__ = f"nlgmetrics_{metric}_corpus"
+
+    def __call__(self, items: list[dict]) -> dict[str, float]:
+        return corpus_headline(self.metric, self.options, [SampleText.from_dict(item) for item in items])
+
+
+class SegmentScores(SampleLevelComputation):
+    """Batched: every sample of the task scored in one call; one value per sample (None when unscored)."""
+
+    def __init__(self, metric: str, options: dict[str, Any], source_field: str | None):
+        self.metric, self.options, self.source_field = metric, options, source_field
+
+    def compute(self, responses: list, docs: list[Doc], **kwargs: Any) -> list[float | None]:
+        samples = [_sample(doc, response, self.metric, self.source_field) for doc, response in zip(docs, responses)]
+        (name,) = get_spec(self.metric).headline
+        return [values.get(name) for values in score_batch(self.metric, self.options, samples)]
+
+
+def average_of_scored(values: list[float | None]) -> float:
+    """The mean of the values that are numbers (an unscored sample is left out, as the core leaves it out)."""
+    scored = [float(v) for v in values if v is not None and math.isfinite(v)]
+    return math.fsum(scored) / len(scored) if scored else float("nan")
+
+
+def nlgmetrics_metric(metric: str, *, source_field: str | None = QUERY, **options: Any) -> Metric:
+    """The lighteval metric of nlgmetrics metric ``metric`` with its keyword ``options`` (see the module docstring);
+    its result keys are the metric's headline names (``bleu``; ``rouge1`` ... ``rougeLsum``; ``bertscore_f1`` ...)."""
+    spec = get_spec(metric)
+    options = check_options(spec.name, options)
+    if not reads_sources(spec.name):
+        source_field = None
+    names = list(spec.headline)
+    if recomputes_corpus(spec.name):
+        preparator, aggregation = SampleTexts(spec.name, source_field), CorpusHeadline(spec.name, options)
+        if len(names) == 1:
+            return CorpusLevelMetric(metric_name=names[0], higher_is_better=spec.higher_is_better,
+                                     category=SamplingMethod.GENERATIVE, sample_level_fn=preparator,
+                                     corpus_level_fn=aggregation)
+        return CorpusLevelMetricGrouping(
+            metric_name=names, higher_is_better=dict.fromkeys(names, spec.higher_is_better),
+            category=SamplingMethod.GENERATIVE, sample_level_fn=preparator,
+            corpus_level_fn=dict.fromkeys(names, aggregation),
+        )
+    return SampleLevelMetric(metric_name=names[0], higher_is_better=spec.higher_is_better,
+                             category=SamplingMethod.GENERATIVE,
+                             sample_level_fn=SegmentScores(spec.name, options, source_field),
+                             corpus_level_fn=average_of_scored, batched_compute=True)

@@ -1,0 +1,154 @@
+"""What an adapter for a framework that scores sample by sample (Inspect, lighteval) needs: a metric's headline on
+one sample and over the whole corpus, by the same rule for every metric. No algorithm lives here; every number
+comes from :func:`nlgmetrics.registry.score`.
+
+- **One sample**: the metric's headline scores (its spec's ``headline`` keys, flat as in the suite) computed on a
+  corpus of that one sample. BLEU's value is then the BLEU of that one sentence pair on the corpus metric's own scale
+  (not sacrebleu's smoothed sentence BLEU); COMET's is the segment score. Where the metric's weights come from the
+  corpus (MoverScore's default idf, BERTScore with ``idf=True``), one text is no corpus (every idf weight is 0), so
+  the sample's value is computed with ``idf=False``; :func:`sample_options` says so.
+- **Corpus** (:func:`corpus_headline`): for lexical and embedding metrics the metric recomputed over all samples'
+  texts in one call (BLEU/chrF/TER/NIST are corpus statistics, not means of sentence scores; MoverScore's idf is
+  that of the whole corpus), so the numbers are the core's, exactly. For learned metrics and the judge, whose
+  headline is the mean of independent segment scores, the mean of the per-sample values (unscored samples, e.g.
+  unparseable judge answers, left out as the core leaves them out): no second model pass.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nlgmetrics.integration.suite import flatten_result
+from nlgmetrics.registry import LEARNED, SOURCES_NONE, get_spec, score
+
+#: options a framework adapter refuses besides the spec's ``refused_per_example``: they would be written into the
+#: framework's logs (Inspect logs scorer arguments, lighteval its task config).
+SECRET_OPTIONS = {"api_key": "set the OPENAI_API_KEY environment variable instead: the framework writes scorer "
+                             "options into its logs"}
+
+
+@dataclass(frozen=True)
+class SampleText:
+    """One sample's texts: the model's output, its reference(s) (None for reference-free scoring) and its source."""
+
+    prediction: str
+    references: str | list[str] | None
+    source: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"prediction": self.prediction, "references": self.references, "source": self.source}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SampleText:
+        return cls(data["prediction"], data["references"], data.get("source"))
+
+
+def check_options(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` of ``metric`` with aliases resolved (unknown names raise), refusing those that have no per-sample
+    meaning (the spec's ``refused_per_example``) or that hold secrets, and values that are not JSON (frameworks
+    write the options into their logs, and the corpus is recomputed from them)."""
+    spec = get_spec(metric)
+    options = spec.canonical_options(options)
+    for name, why in {**spec.refused_per_example, **SECRET_OPTIONS}.items():
+        if name in options:
+            raise ValueError(f"{metric}: option {name!r} is not available in a framework scorer: {why}.")
+    try:
+        json.dumps(options, sort_keys=True)
+    except TypeError as exc:
+        raise TypeError(f"{metric}: scorer options must be JSON values (strings, numbers, lists, maps), because the "
+                        f"framework logs them: {exc}. Name a tokenizer instead of passing a function.") from None
+    return options
+
+
+def recomputes_corpus(metric: str) -> bool:
+    """Whether the corpus headline is recomputed from the texts (lexical and embedding metrics) rather than averaged
+    from the per-sample values (learned metrics, the judge)."""
+    return get_spec(metric).kind != LEARNED
+
+
+def reads_sources(metric: str) -> bool:
+    return get_spec(metric).sources != SOURCES_NONE
+
+
+def sample_options(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options one sample is scored with: ``options``, with ``idf=False`` where the metric's idf would come from
+    the corpus (a corpus of one text gives every token idf 0)."""
+    from nlgmetrics.integration.ray_data import _needs_corpus_idf  # the one rule for corpus-level idf
+
+    out = dict(options)
+    if get_spec(metric).kind != LEARNED and _needs_corpus_idf(metric, out):
+        out["idf"] = False
+    return out
+
+
+def headline(metric: str, result: Mapping[str, Any]) -> dict[str, float]:
+    """The headline scores of a result of ``metric`` (its spec's ``headline`` keys, as flat floats); a key the
+    result has no number for (a judge answer that could not be read) is left out."""
+    flat = flatten_result(metric, result)
+    return {key: flat[key] for key in get_spec(metric).headline if key in flat and math.isfinite(flat[key])}
+
+
+def _inputs(metric: str, samples: Sequence[SampleText]) -> tuple[list[str], list | None, list | None]:
+    predictions = [s.prediction for s in samples]
+    references = [s.references for s in samples]
+    missing = [i for i, r in enumerate(references) if r is None]
+    if len(missing) == len(samples):
+        references = None  # reference-free: the metric scores without them, or says that it needs them
+    elif missing:
+        raise ValueError(f"{metric}: sample {missing[0]} has no reference (an empty target) while others have; "
+                         f"give every sample a reference, or none for reference-free scoring ({len(missing)} "
+                         "without).")
+    sources = [s.source for s in samples] if reads_sources(metric) else None
+    if sources is not None and all(s is None for s in sources):
+        sources = None
+    return predictions, references, sources
+
+
+def score_sample(metric: str, options: Mapping[str, Any], sample: SampleText) -> tuple[dict[str, float], dict]:
+    """(headline scores of ``sample`` alone, the full result) for checked ``options``."""
+    predictions, references, sources = _inputs(metric, [sample])
+    result = score(metric, predictions, references, sources=sources, **sample_options(metric, options))
+    return headline(metric, result), result
+
+
+def score_batch(metric: str, options: Mapping[str, Any], samples: Sequence[SampleText]) -> list[dict[str, float]]:
+    """The headline scores of each sample alone, for a metric whose segments are scored independently (learned
+    metrics, the judge): one call on the whole batch, each segment's score split out."""
+    if recomputes_corpus(metric):
+        return [score_sample(metric, options, sample)[0] for sample in samples]
+    predictions, references, sources = _inputs(metric, samples)
+    result = score(metric, predictions, references, sources=sources, **options)
+    (key,) = get_spec(metric).per_example  # learned metrics: one score per segment, under one key
+    (name,) = get_spec(metric).headline
+    values = result[key]
+    return [{} if v is None or not math.isfinite(v) else {name: float(v)} for v in values]
+
+
+def signature(result: Mapping[str, Any]) -> str | None:
+    """The result's signature (sacrebleu-style ``signature`` or bert_score's ``hashcode``), if it has one."""
+    value = result.get("signature", result.get("hashcode"))
+    return value if isinstance(value, str) else None
+
+
+def corpus_headline(metric: str, options: Mapping[str, Any], samples: Sequence[SampleText],
+                    values: Sequence[Mapping[str, float]] | None = None) -> dict[str, float]:
+    """``metric``'s headline over all ``samples``: recomputed over their texts for lexical and embedding metrics;
+    for the others the mean of ``values`` (each sample's headline scores; a sample missing a key is left out of
+    that key's mean)."""
+    if not samples:
+        raise ValueError(f"{metric}: no samples to score.")
+    if recomputes_corpus(metric):
+        predictions, references, sources = _inputs(metric, samples)
+        return headline(metric, score(metric, predictions, references, sources=sources, **options))
+    if values is None:
+        raise ValueError(f"{metric}: the corpus score is the mean of the per-sample values; pass them.")
+    out = {}
+    for key in get_spec(metric).headline:
+        scored = [float(v[key]) for v in values if key in v and v[key] is not None and math.isfinite(v[key])]
+        if scored:
+            out[key] = math.fsum(scored) / len(scored)
+    return out

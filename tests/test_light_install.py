@@ -1,0 +1,224 @@
+"""The base install (issue 35 item 4): ``pip install nlgmetrics`` without extras scores the lexical metrics without
+torch, transformers or POT, through Python, the CLI (``score``, ``compare``, ``agree``, ``list``) and
+``evaluate.load``; an embedding or learned metric asked for there is one error naming the extra.
+
+The fresh venv holds the built wheel and exactly the distributions its base requirements need, transitively (read
+from the wheel's metadata and resolved against this environment's installed distributions, each linked in by its
+RECORD, so nothing is downloaded): a dependency the lexical path needs but the wheel does not declare fails here.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.metadata
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from nlgmetrics import hub
+from nlgmetrics.registry import EXTRAS, SPECS, score
+
+pytestmark = pytest.mark.slow
+
+HEAVY = ("torch", "transformers", "ot", "sentencepiece", "openai")  # what the extras bring; none may be importable
+LEXICAL_FIVE = ("bleu", "chrf", "ter", "rouge", "meteor")
+PREDS = ["The cat sat on the mat.", "There is a dog in the garden, isn't there?", "It rains \u2014 \u201cheavily\u201d."]
+REFS = [["A cat sat on the mat."], ["A dog is in the garden.", "The garden has a dog."], ["It is raining hard."]]
+
+
+def base_requirements(wheel: Path) -> list[Requirement]:
+    """The wheel's ``Requires-Dist`` lines without an ``extra`` marker (what ``pip install nlgmetrics`` installs)."""
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(name).decode("utf-8")
+    lines = [line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    return [r for r in map(Requirement, lines) if r.marker is None or r.marker.evaluate({"extra": ""})]
+
+
+def closure(requirements: list[Requirement]) -> dict[str, importlib.metadata.Distribution]:
+    """Every installed distribution ``requirements`` need, transitively (markers evaluated, extras followed); a
+    ``KeyError`` naming one that is not installed here, an ``AssertionError`` for a version outside a specifier."""
+    found: dict[str, importlib.metadata.Distribution] = {}
+    todo = [(r, "") for r in requirements]
+    while todo:
+        requirement, extra = todo.pop()
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
+            continue
+        key = canonicalize_name(requirement.name)
+        dist = importlib.metadata.distribution(requirement.name)
+        assert requirement.specifier.contains(dist.version, prereleases=True), (requirement, dist.version)
+        new_extras = [e for e in requirement.extras if (key, e) not in found]
+        if key in found and not new_extras:
+            continue
+        found[key] = dist
+        found.update({(key, e): dist for e in requirement.extras})
+        for line in dist.requires or []:
+            for wanted in ("", *requirement.extras):
+                todo.append((Requirement(line), wanted))
+    return {k: v for k, v in found.items() if isinstance(k, str)}
+
+
+def light_venv(path: Path, dists: dict[str, importlib.metadata.Distribution]) -> Path:
+    """A venv (no pip) whose site-packages holds links to the files of ``dists`` only."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    python = path / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    for dist in dists.values():
+        source = Path(dist.locate_file(""))
+        for top in sorted({Path(f).parts[0] for f in dist.files or [] if not str(f).startswith("..")}):
+            target = site / top
+            if (source / top).exists() and not target.exists():
+                target.symlink_to(source / top)
+    return python
+
+
+def run(command: list[str], cwd: Path, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess:
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    if check:
+        assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    return done
+
+
+SCRIPT = textwrap.dedent('''
+    import importlib.util, json, sys
+    import evaluate
+    import nlgmetrics
+    from nlgmetrics.registry import MissingExtraError, available_metrics, get_metric, score
+
+    preds, refs, names = json.loads(sys.argv[1])
+    out = {"file": nlgmetrics.__file__, "available": available_metrics(), "python": {}, "evaluate": {}}
+    for name in names:
+        out["python"][name] = score(name, preds, refs)
+        module = evaluate.load(nlgmetrics.module_path(name))
+        out["evaluate"][name] = module.compute(predictions=preds, references=refs)
+    errors = {}
+    for name in ("bertscore", "moverscore", "comet", "bleurt", "metricx", "llm_judge"):
+        try:
+            get_metric(name)
+        except MissingExtraError as exc:
+            errors[name] = str(exc)
+    try:
+        evaluate.load(nlgmetrics.module_path("bertscore")).compute(predictions=preds, references=refs)
+    except MissingExtraError as exc:
+        errors["evaluate:bertscore"] = str(exc)
+    out["errors"] = errors
+    out["loaded"] = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers", "ot"))
+    print(json.dumps(out))
+''')
+
+
+@pytest.fixture(scope="module")
+def light(tmp_path_factory):
+    """(python, bin folder, work folder, env) of a fresh venv with the wheel and its base dependencies only."""
+    tmp = tmp_path_factory.mktemp("light")
+    wheel = Path(hub.space_wheel())
+    requirements = base_requirements(wheel)
+    names = {canonicalize_name(r.name) for r in requirements}
+    assert not names & {"torch", "transformers", "pot", "sentencepiece", "openai"}, names
+    dists = closure(requirements)
+    assert not set(dists) & {"torch", "transformers", "pot", "triton"}, sorted(dists)
+    python = light_venv(tmp / "venv", dists)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+                "HF_EVALUATE_OFFLINE": "1", "NLGMETRICS_HOME": str(tmp / "home"), "PATH": f"{tmp / 'venv' / 'bin'}:"
+                + env.get("PATH", "")})
+    run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
+         str(wheel)], tmp, env)
+    work = tmp / "work"  # outside the checkout
+    work.mkdir()
+    return python, tmp / "venv" / "bin", work, env
+
+
+def test_base_install_has_no_torch_and_scores_lexical_metrics_in_python_and_evaluate(light):
+    python, _, work, env = light
+    probe = "import importlib.util, json; print(json.dumps([importlib.util.find_spec(m) is None for m in %r]))"
+    assert json.loads(run([str(python), "-c", probe % (HEAVY,)], work, env).stdout) == [True] * len(HEAVY)
+
+    lexical = [name for name, spec in SPECS.items() if spec.kind == "lexical"]
+    done = run([str(python), "-c", SCRIPT, json.dumps([PREDS, REFS, lexical])], work, env)
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["file"].startswith(str(python.parent.parent)) and out["loaded"] == []
+    assert out["available"] == lexical  # the metrics that need an extra are not offered
+    for name in lexical:
+        expected = score(name, PREDS, REFS)  # this checkout, the full environment
+        for key in SPECS[name].headline:
+            key = {"sacrebleu": "score", "chrf": "score", "ter": "score"}.get(key, key)
+            assert out["python"][name][key] == pytest.approx(expected[key], abs=1e-12), (name, key)
+    assert out["evaluate"]["bleu"]["bleu"] == pytest.approx(score("bleu", PREDS, REFS)["bleu"], abs=1e-12)
+    assert out["evaluate"]["rouge"]["rougeL"] == pytest.approx(score("rouge", PREDS, REFS)["rougeL"], abs=1e-12)
+    assert out["evaluate"]["meteor"]["meteor"] == pytest.approx(score("meteor", PREDS, REFS)["meteor"], abs=1e-12)
+    assert out["evaluate"]["chrf"]["score"] == pytest.approx(score("chrf", PREDS, REFS)["score"], abs=1e-9)
+    assert out["evaluate"]["ter"]["score"] == pytest.approx(score("ter", PREDS, REFS)["score"], abs=1e-9)
+
+    errors = out["errors"]
+    assert set(errors) == {"bertscore", "moverscore", "comet", "bleurt", "metricx", "llm_judge", "evaluate:bertscore"}
+    for name, message in errors.items():
+        extra = SPECS[name.split(":")[-1]].extras[0]
+        assert f"pip install 'nlgmetrics[{extra}]'" in message and "\n" not in message, message
+    assert "torch" in errors["bertscore"] and "POT" in errors["bertscore"]
+
+
+def test_base_install_cli_scores_compares_and_agrees_and_names_the_missing_extra(light, tmp_path):
+    _, bin_dir, work, env = light
+    cli = str(bin_dir / "nlgmetrics")
+    hyp, hyp2, ref = tmp_path / "hyp.txt", tmp_path / "hyp2.txt", tmp_path / "ref.txt"
+    hyp.write_text("\n".join(PREDS) + "\n", encoding="utf-8")
+    hyp2.write_text("\n".join(p.lower() for p in PREDS) + "\n", encoding="utf-8")
+    ref.write_text("\n".join(r[0] for r in REFS) + "\n", encoding="utf-8")
+    first_refs = [[r[0]] for r in REFS]
+    for name in LEXICAL_FIVE:
+        done = run([cli, "score", "-m", name, "-p", str(hyp), "-r", str(ref), "--format", "json"], work, env)
+        result = json.loads(done.stdout)
+        key = "score" if name in ("chrf", "ter") else SPECS[name].headline[0]
+        assert result[key] == pytest.approx(score(name, PREDS, first_refs)[key], abs=1e-9), name
+
+    listed = run([cli, "list"], work, env).stdout
+    assert "bleu" in listed and "meteor" in listed
+
+    done = run([cli, "compare", "-r", str(ref), "--baseline", str(hyp), str(hyp2), "-m", "bleu", "chrf",
+                "--format", "json"], work, env)
+    assert "bleu" in done.stdout and "chrf" in done.stdout
+
+    table = tmp_path / "judgments.csv"
+    with open(table, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["system", "item", "hypothesis", "reference", "human"])
+        for system, outputs, bonus in (("A", PREDS, 1.0), ("B", [p.lower() for p in PREDS], 0.5),
+                                       ("C", [" ".join(reversed(p.split())) for p in PREDS], 0.0)):
+            for item, (output, refs) in enumerate(zip(outputs, REFS)):
+                writer.writerow([system, item, output, refs[0], bonus + 0.1 * item])
+    done = run([cli, "agree", str(table), "--hypothesis-column", "hypothesis", "--reference-column", "reference",
+                "-m", "bleu", "chrf", "--format", "json"], work, env)
+    rows = json.loads(done.stdout)["rows"]
+    assert {row["metric"] for row in rows} == {"bleu", "chrf"}
+
+    done = run([cli, "score", "-m", "bertscore", "-p", str(hyp), "-r", str(ref)], work, env, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()  # one line, no traceback
+    assert line.startswith("nlgmetrics: error: bertscore needs the nlgmetrics[embed] extra")
+    assert "pip install 'nlgmetrics[embed]'" in line
+
+
+def test_extras_table_matches_pyproject():
+    """registry.EXTRAS (the modules the check looks for) and pyproject's extras (what pip installs) agree."""
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    module_of = {"pot": "ot", "pyyaml": "yaml"}
+    for extra, modules in EXTRAS.items():
+        names = {canonicalize_name(Requirement(line).name) for line in extras[extra]}
+        assert {module_of.get(n, n.replace("-", "_")) for n in names} >= set(modules), extra
+    base = {canonicalize_name(Requirement(line).name) for line in project["dependencies"]}
+    assert not base & {"torch", "transformers", "pot", "sentencepiece", "openai", "pyyaml"}
+    assert set(re.findall(r"\w+", extras["all"][0].split("[", 1)[1])) >= set(EXTRAS)

@@ -349,10 +349,12 @@ def score(
 ) -> dict:
     """Metric ``name`` on the inputs it reads: ``sources`` go to metrics that read them (a ``ValueError`` for one
     that does not, or when a metric that needs them or references lacks them; see
-    :meth:`MetricSpec.input_arguments`). The one call the CLI, compare, the suite and the adapters make."""
+    :meth:`MetricSpec.input_arguments`), ``options`` by their names or aliases (an unknown one is a ``ValueError``
+    naming the closest accepted option, :meth:`MetricSpec.canonical_options`). The one call the CLI, compare, the
+    suite and the adapters make."""
     spec = get_spec(name)
     inputs = spec.input_arguments(sources, references is not None)
-    return get_metric(name)(predictions, references, **inputs, **options)
+    return get_metric(name)(predictions, references, **inputs, **spec.canonical_options(options))
 
 
 def missing_extra(name: str) -> MissingExtraError | None:

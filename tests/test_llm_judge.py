@@ -263,12 +263,11 @@ def test_evaluate_module_doctest_and_reference_free(tiny_judge):
     import evaluate
 
     module = evaluate.load("./metrics/llm_judge")
-    test = doctest.DocTestParser().get_doctest(module.inputs_description, {"evaluate": evaluate,
-                                                                         "JUDGE_MODEL": tiny_judge},
-                                               "llm_judge", None, 0)
+    # the docstring as HF's test_load runs it: no names injected (it once read an undefined JUDGE_MODEL)
+    test = doctest.DocTestParser().get_doctest(module.inputs_description, {"evaluate": evaluate}, "llm_judge", None, 0)
     runner = doctest.DocTestRunner()
     runner.run(test)
-    assert runner.summarize().failed == 0 and runner.summarize().attempted >= 4
+    assert runner.summarize().failed == 0 and runner.summarize().attempted >= 3
     direct = compute_llm_judge(["a dog"], sources=["what barks?"], model=tiny_judge, template="relevance",
                                cache=False)
     through = module.compute(predictions=["a dog"], sources=["what barks?"], model=tiny_judge, template="relevance",

@@ -150,3 +150,18 @@ def test_what_evaluate_combine_cannot_do():
     expected = get_metric("bleu")(PREDICTIONS, REFERENCES, tokenizer="char")["bleu"]
     assert result["bleu"] == pytest.approx(expected)
     assert result["rouge1"] == pytest.approx(get_metric("rouge")(PREDICTIONS, REFERENCES)["rouge1"])
+
+
+def test_an_unknown_option_is_a_value_error_naming_the_closest():
+    """issue #36 item 5: the nlg_suite card's {"bleu": {"tokenize": "intl"}} was a bare TypeError from deep inside;
+    registry.score, which the suite, Trainer and lm-eval call, checks option names as the evaluate modules do."""
+    import pytest
+
+    from nlgmetrics.integration.suite import compute_suite
+
+    with pytest.raises(ValueError, match=r"bleu: unknown option 'tokenize'\. Did you mean 'tokenizer'\?"):
+        compute_suite(["the cat sat"], ["the cat sat"], ["bleu"], {"bleu": {"tokenize": "intl"}})
+    intl = compute_suite(["the cat sat"], ["the cat sat"], ["bleu"], {"bleu": {"tokenizer": "intl"}})
+    assert intl["bleu"]["bleu"] == 0.0  # three tokens: no 4-gram, HF's unsmoothed BLEU
+    ter = compute_suite(["the cat sat."], ["the cat sat"], ["ter"], {"ter": {"ignore_punct": True}})  # HF's alias
+    assert ter["ter"]["score"] == 0.0

@@ -1,7 +1,10 @@
 """Train a tiny, randomly initialised seq2seq model for a few steps and evaluate it with nlgmetrics, offline.
 
-    python integration/transformers/train_tiny_seq2seq.py [--steps 8] [--metrics bleu rouge meteor bertscore moverscore]
+    python integration/transformers/train_tiny_seq2seq.py [--steps 40] [--metrics sacrebleu rouge ...]
                                                           [--batch-eval-metrics] [--output-dir DIR] [--json FILE]
+
+Without ``--metrics`` it scores every self-contained metric (``nlgmetrics.registry.self_contained_metrics()``: the
+ones that need no checkpoint, judge model or sources from you; COMET, BLEURT, MetricX and the LLM judge do).
 
 Nothing comes from the Hugging Face hub: the tokenizer is a word-level vocabulary built from the data, the model a
 1-layer BART built from a config with random weights; the data is nlgmetrics' bundled WMT17 sample (MT output ->
@@ -35,7 +38,7 @@ from transformers import (  # noqa: E402
 )
 
 from nlgmetrics.integration.transformers import make_compute_metrics  # noqa: E402
-from nlgmetrics.registry import available_metrics  # noqa: E402
+from nlgmetrics.registry import self_contained_metrics  # noqa: E402
 from nlgmetrics.resources import BUNDLED_ENCODER_ID  # noqa: E402
 
 SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
@@ -79,7 +82,8 @@ def build_model(tokenizer: PreTrainedTokenizerFast, seed: int) -> BartForConditi
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=40, help="training steps (default 40)")
-    parser.add_argument("--metrics", nargs="+", default=None, help="default: every available metric")
+    parser.add_argument("--metrics", nargs="+", default=None,
+                        help="default: every self-contained metric (no checkpoint or sources needed)")
     parser.add_argument("--batch-eval-metrics", action="store_true", help="Trainer's batch_eval_metrics=True")
     parser.add_argument("--output-dir", default=None, help="Trainer's output_dir (default: a temporary folder)")
     parser.add_argument("--json", default=None, help="also write the evaluation metrics to this file")
@@ -96,7 +100,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         {"input_ids": tokenizer(source)["input_ids"], "labels": tokenizer(text_target=target)["input_ids"]}
         for source, target in pairs
     ]
-    metrics = args.metrics or available_metrics()
+    metrics = args.metrics or self_contained_metrics()
     compute_metrics = make_compute_metrics(
         tokenizer,
         metrics=metrics,

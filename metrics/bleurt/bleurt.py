@@ -51,9 +51,23 @@ Returns:
     scores: list of float, BLEURT of each example (HF evaluate's key).
     bleurt, signature: with details=True or n_bootstrap.
 Examples:
-    >>> bleurt = evaluate.load("./metrics/bleurt", "BLEURT-20")  # doctest: +SKIP
-    >>> bleurt.compute(predictions=["hello there"], references=["hello there"])  # doctest: +SKIP
-    {'scores': [1.03...]}
+    The checkpoint (HF's config names, a hub id or a local folder) is read at the first compute; none ships with
+    nlgmetrics, so the scoring call is not run here (tests/test_bleurt.py runs it on checkpoints built in the test).
+
+    >>> bleurt = evaluate.load("./metrics/bleurt", "BLEURT-20")
+    >>> bleurt.config_name
+    'BLEURT-20'
+    >>> bleurt.compute(predictions=["hello there", "general kenobi"],
+    ...                references=["hello there", "general kenobi"])  # doctest: +SKIP
+    {'scores': [1.03..., 1.04...]}
+
+    A folder that is not a BLEURT checkpoint is an error that says what one looks like:
+
+    >>> evaluate.load("./metrics/bleurt", "/no/such/checkpoint").compute(
+    ...     predictions=["hello there"], references=["hello there"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    nlgmetrics.errors.CheckpointError: bleurt: checkpoint /no/such/checkpoint is not a BLEURT checkpoint: ...
 """
 
 

@@ -63,15 +63,32 @@ Returns:
     mean_score: the system score, the mean of the segment scores (HF's key).
     scores: one score per segment (HF's key).
 Examples:
-    >>> comet = evaluate.load("./metrics/comet", "/path/to/wmt22-comet-da")  # doctest: +SKIP
-    >>> result = comet.compute(sources=["Dem Feuer konnte Einhalt geboten werden"],
-    ...                        predictions=["The fire could be stopped"],
-    ...                        references=["They were able to control the fire."])  # doctest: +SKIP
+    The checkpoint is a local folder in Unbabel's layout or a hub id (online, or in the Hugging Face cache); no
+    checkpoint ships with nlgmetrics, so the scoring calls are not run here (tests/test_comet.py runs them on
+    checkpoints built in the test).
+
+    >>> sources = ["Dem Feuer konnte Einhalt geboten werden", "Schulen und Kindergärten wurden eröffnet."]
+    >>> predictions = ["The fire could be stopped", "Schools and kindergartens were open"]
+    >>> references = ["They were able to control the fire.", "Schools and kindergartens opened"]
+    >>> comet = evaluate.load("./metrics/comet", "Unbabel/wmt22-comet-da")  # doctest: +SKIP
+    >>> result = comet.compute(sources=sources, predictions=predictions, references=references)  # doctest: +SKIP
     >>> sorted(result)  # doctest: +SKIP
     ['mean_score', 'scores']
-    >>> kiwi = evaluate.load("./metrics/comet", "/path/to/wmt22-cometkiwi-da")  # doctest: +SKIP
-    >>> kiwi.compute(sources=["Dem Feuer konnte Einhalt geboten werden"],
-    ...              predictions=["The fire could be stopped"])["scores"]  # doctest: +SKIP
+
+    Reference-free checkpoints (COMET-Kiwi, comet-qe) take no references; the config name tells which:
+
+    >>> reference_free("Unbabel/wmt22-cometkiwi-da"), reference_free("Unbabel/wmt22-comet-da")
+    (True, False)
+    >>> kiwi = evaluate.load("./metrics/comet", "Unbabel/wmt22-cometkiwi-da")  # doctest: +SKIP
+    >>> kiwi.compute(sources=sources, predictions=predictions)["scores"]  # doctest: +SKIP
+
+    A folder that is not a COMET checkpoint is an error that says what one looks like:
+
+    >>> evaluate.load("./metrics/comet", "/no/such/checkpoint").compute(
+    ...     sources=sources, predictions=predictions, references=references)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    nlgmetrics.errors.CheckpointError: COMET: model /no/such/checkpoint is not a COMET checkpoint folder: ...
 """
 
 _QE_NAMES = ("cometkiwi", "comet-qe", "comet_qe", "-qe-")

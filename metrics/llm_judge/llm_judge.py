@@ -60,16 +60,29 @@ Returns:
     unparseable, unparseable_indices, empty, weighting_used, cache_hits, judged, prompt_tokens,
     completion_tokens, cost (with price), signature, answers (with return_answers).
 Examples:
-    JUDGE_MODEL is a local chat model folder (in the tests: the tiny random Llama of tests/tiny_judge.py).
+    A judge needs an instruction-tuned chat model (a local folder or hub id, or one served behind an
+    OpenAI-compatible API); none is available offline, so the judging calls are not run here (tests/test_llm_judge.py
+    runs them on a tiny random model).
 
     >>> judge = evaluate.load("./metrics/llm_judge")
-    >>> result = judge.compute(predictions=["the cat sat on the mat", "a dog"], references=["a cat", "the dog"],
-    ...                        model=JUDGE_MODEL, template="score {prediction} from {low} to {high}", cache=False)
-    >>> [round(s, 4) for s in result["scores"]], result["weighting_used"], result["judged"]
-    ([3.1901, 3.6525], 'geval', 2)
-    >>> free = judge.compute(predictions=["a dog"], model=JUDGE_MODEL, template="fluency", cache=False)
-    >>> free["signature"].split("|")[5:8]
-    ['template:fluency@7f08fc519d0b', 'mode:score', 'scale:1-5']
+    >>> model = "Qwen/Qwen2.5-0.5B-Instruct"
+    >>> result = judge.compute(predictions=["Paris is the capital.", "Hamlet is by Marlowe."],
+    ...                        references=["Paris", "William Shakespeare"], template="correctness",
+    ...                        model=model)  # doctest: +SKIP
+    >>> result["scores"], result["weighting_used"]  # doctest: +SKIP
+    ([4.9..., 1.2...], 'geval')
+
+    Templates and inputs are checked before any model is loaded or request sent:
+
+    >>> judge.compute(predictions=["Paris is the capital."], model=model, template="correctness")
+    Traceback (most recent call last):
+    ...
+    ValueError: the 'correctness' judge template needs references=[...] (the reference answers), one per prediction.
+    >>> judge.compute(predictions=["Paris is the capital."], model=model,
+    ...               template="Rate {answer} from {low} to {high}.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: judge template 'custom' has unknown placeholder(s) {answer} for mode='score'; allowed: ..., {prediction}, ...
 """
 
 

@@ -38,9 +38,25 @@ Args:
 Returns:
     metricx: mean error (lower is better); scores: one per example (0-25); signature.
 Examples:
-    >>> metricx = evaluate.load("./metrics/metricx", "metricx-24-hybrid-large-v2p6")  # doctest: +SKIP
-    >>> metricx.compute(predictions=["Das ist gut."], references=["Das ist gut."], sources=["That is good."])  # doctest: +SKIP
+    The checkpoint (a config name as below, a hub id or a local folder) is read at the first compute; none ships
+    with nlgmetrics, so the scoring calls are not run here (tests/test_metricx.py runs them on a checkpoint built in
+    the test). Scores are errors: lower is better.
+
+    >>> metricx = evaluate.load("./metrics/metricx", "metricx-24-hybrid-large-v2p6")
+    >>> metricx.compute(predictions=["Das ist gut."], references=["Das ist gut."],
+    ...                 sources=["That is good."])  # doctest: +SKIP
     {'metricx': 0.3..., 'scores': [0.3...], 'signature': '...'}
+
+    Quality estimation (``qe=True``) reads the source instead of a reference, so it needs sources; that is checked
+    before the checkpoint is loaded:
+
+    >>> metricx.compute(predictions=["Das ist gut."], references=[""], qe=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: metricx: qe=True scores a translation from its source: pass sources=[...], one per prediction.
+    >>> metricx.compute(predictions=["Das ist gut."], references=[""], sources=["That is good."],
+    ...                 qe=True)  # doctest: +SKIP
+    {'metricx': ..., 'scores': [...], 'signature': '...'}
 """
 
 

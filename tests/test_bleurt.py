@@ -29,6 +29,13 @@ from bleurt_pytorch.bleurt.tokenization_bleurt_fast import BleurtTokenizerFast
 out = {}
 jobs, convert = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 
+# the weights (names, shapes) bleurt-pytorch's model has for each published configuration, built on the meta device
+out["published"] = {}
+for name, values in json.loads(sys.argv[3]).items():
+    with torch.device("meta"):
+        built = BleurtForSequenceClassification(BleurtConfig(**values))
+    out["published"][name] = {k: list(v.shape) for k, v in built.state_dict().items()}
+
 # a checkpoint written as bleurt_pytorch/utils/convert_tf_to_pytorch_bleurt.py writes one: config + model + tokenizer
 # saved after the converter's check call (padding="longest"); embedding_size == hidden_size, so a square projection
 tok = BleurtTokenizerFast(vocab_file=convert["vocab"])
@@ -69,6 +76,18 @@ EDGE = [("", "Leer"), ("Ein [SEP] Test", ""), ("ÄÖÜ GROSS", "☃ Schneemann [
 LONG = [("x " * 300, "y " * 10), ("kurz", "z " * 600), ("a b c " * 100, "d e f " * 100), ("g h " * 130, "i j " * 140)]
 
 
+#: BLEURT-20's architecture: RemBERT-32 at input length 512 (google-research/bleurt checkpoints.md), with google/rembert's
+#: published config values (input embeddings of 256 projected to 1152, 18 heads, feed-forward 4608, 250,300 pieces),
+#: as bleurt-pytorch's config.json names them. The distilled D12/D6/D3 configs were not available offline to copy.
+PUBLISHED = {
+    "BLEURT-20": {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "vocab_size": 250300,
+                  "embedding_size": 256, "hidden_size": 1152, "num_hidden_layers": 32, "num_attention_heads": 18,
+                  "intermediate_size": 4608, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+                  "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
+                  "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0, "num_labels": 1},
+}
+
+
 def _pairs(long: bool) -> tuple[list[str], list[str]]:
     refs, cands = wmt17_lines()[:120], wmt17_lines("newstest2017.uedin-nmt.4722.en-de")[:120]
     refs += wmt17_lines()[1000:1030]
@@ -94,7 +113,7 @@ def oracle(checkpoints, tmp_path_factory):
     for kind, folder in checkpoints.items():
         jobs.append([kind, str(folder), str(data)])
     convert = {"vocab": str(checkpoints["bert"] / "vocab.txt"), "out": str(root / "converted"), "data": str(data)}
-    result = run_oracle(ORACLE, json.dumps(jobs), json.dumps(convert))
+    result = run_oracle(ORACLE, json.dumps(jobs), json.dumps(convert), json.dumps(PUBLISHED))
     result["folder"] = root / "converted"
     return result
 
@@ -311,7 +330,8 @@ BROKEN = {
     "missing weight": (lambda f: _edit_weights(f, lambda s: s.pop("bleurt.encoder.layer.1.output.dense.bias")),
                        r"missing bleurt.encoder.layer.1.output.dense.bias\)"),
     "config disagrees": (lambda f: _edit_config(f, intermediate_size=80),
-                         r"shapes differ: bleurt.encoder.layer.0.intermediate.dense.bias \(64,\) \(config says \(80,\)\)"),
+                         r"shapes differ: bleurt.encoder.layer.0.intermediate.dense.bias \(64,\) "
+                         r"\(config says \(80,\)\)"),
     "hparams huge": (lambda f: _edit_config(f, hidden_size=4_000_000, intermediate_size=4_000_000),
                      r"shapes differ: bleurt.embeddings.LayerNorm.bias"),
     "wrong-typed config": (lambda f: _edit_config(f, num_hidden_layers="2"),
@@ -319,7 +339,8 @@ BROKEN = {
     "heads do not divide": (lambda f: _edit_config(f, num_attention_heads=3),
                             r"hidden_size 32 in .*config.json is not a multiple of num_attention_heads 3"),
     "bad activation": (lambda f: _edit_config(f, hidden_act=7), r"hidden_act in .*config.json is 7"),
-    "truncated weights": (lambda f: (f / "pytorch_model.bin").write_bytes((f / "pytorch_model.bin").read_bytes()[:5000]),
+    "truncated weights": (lambda f: (f / "pytorch_model.bin").write_bytes(
+                              (f / "pytorch_model.bin").read_bytes()[:5000]),
                           r"pytorch_model.bin cannot be read \(\w+Error: .*\); it is truncated or corrupted"),
     "pickle": (lambda f: _edit_weights(f, lambda s: s.update({"extra": _NotATensor()})),
                r"pytorch_model.bin holds pickled Python objects besides tensors; nlgmetrics refuses to unpickle"),
@@ -343,3 +364,19 @@ def test_broken_checkpoints(case, checkpoints, tmp_path):
     with pytest.raises(CheckpointError, match=message) as raised:
         BleurtScorer(str(folder), device="cpu")
     assert str(folder) in str(raised.value) and "weights_only" not in str(raised.value)
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED))
+def test_published_configuration_loads(name, oracle, tmp_path):
+    """A published configuration builds (on the meta device: nothing allocated) into exactly the weights
+    bleurt-pytorch's own model has for it, names and shapes (its position_ids buffer aside), so its checkpoint passes
+    strict loading; and the sizes are the published ones."""
+    from nlgmetrics.learned.bleurt import build_on_meta
+
+    encoder, _, _, expected = build_on_meta(PUBLISHED[name], tmp_path / "config.json")
+    theirs = {k: tuple(v) for k, v in oracle["published"][name].items()}
+    assert theirs.pop("bleurt.embeddings.position_ids") == (1, 512)
+    assert expected == theirs
+    assert expected["bleurt.encoder.embedding_projection.weight"] == (1152, 256)
+    assert len(encoder.encoder.layer) == 32 and encoder.embeddings.word_embeddings.weight.is_meta
+    assert sum(int(np.prod(shape)) for shape in expected.values()) == 575_921_537  # checkpoints.md: 579M (pre-trained model)

@@ -215,6 +215,70 @@ def truncate_pair(ref: list[int], cand: list[int], budget: int, rule: str = "ble
     return ref[:n_ref], cand[:n_cand], True
 
 
+def checked_config(config: object, path: Path) -> dict[str, Any]:
+    """config.json's architecture settings, each of the right type, else a :class:`CheckpointError` naming it."""
+    c = config_ints(config, {"vocab_size": None, "hidden_size": None, "num_hidden_layers": None,
+                             "num_attention_heads": None, "intermediate_size": None,
+                             "max_position_embeddings": None, "type_vocab_size": 2, "num_labels": 1}, path, "bleurt")
+    assert isinstance(config, dict)  # config_ints checked it
+    c["embedding_size"] = (config_ints(config, {"embedding_size": None}, path, "bleurt")["embedding_size"]
+                           if config.get("embedding_size") is not None else None)
+    if c["hidden_size"] % c["num_attention_heads"]:
+        raise CheckpointError(f"bleurt: hidden_size {c['hidden_size']} in {path} is not a multiple of "
+                              f"num_attention_heads {c['num_attention_heads']}: download the checkpoint's config "
+                              "again.")
+    from transformers.activations import ACT2FN
+
+    act, eps, pad = config.get("hidden_act", "gelu"), config.get("layer_norm_eps", 1e-12), config.get("pad_token_id", 0)
+    if not isinstance(act, str) or act not in ACT2FN:
+        raise CheckpointError(f"bleurt: hidden_act in {path} is {act!r:.40}, not an activation transformers knows "
+                              "(e.g. 'gelu'): download the checkpoint's config again.")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        raise CheckpointError(f"bleurt: layer_norm_eps in {path} is {eps!r:.40}, not a number in (0, 1): download "
+                              "the checkpoint's config again.")
+    if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad < c["vocab_size"]:
+        raise CheckpointError(f"bleurt: pad_token_id in {path} is {pad!r:.40}, not a token id: download the "
+                              "checkpoint's config again.")
+    c.update(hidden_act=act, layer_norm_eps=float(eps), pad_token_id=pad)
+    return c
+
+
+def build_on_meta(config: object, path: Path) -> tuple[Any, torch.nn.Linear, torch.nn.Linear,
+                                                        dict[str, tuple[int, ...]]]:
+    """The BLEURT model a config.json describes, on the meta device (no memory, whatever the sizes): the ELECTRA
+    encoder (embeddings, projection, BERT blocks), pooler and head, and the weights it needs under bleurt-pytorch's
+    names, with their shapes. ``embedding_projection`` exists whenever the config sets ``embedding_size`` (BLEURT-20:
+    256 -> 1152; ``embedding_size == hidden_size`` keeps a square projection too, as bleurt-pytorch builds it)."""
+    from transformers import ElectraConfig, ElectraModel
+
+    c = checked_config(config, path)
+    hidden = c["hidden_size"]
+    electra = ElectraConfig(
+        vocab_size=c["vocab_size"], embedding_size=c["embedding_size"] or hidden, hidden_size=hidden,
+        num_hidden_layers=c["num_hidden_layers"], num_attention_heads=c["num_attention_heads"],
+        intermediate_size=c["intermediate_size"], hidden_act=c["hidden_act"],
+        max_position_embeddings=c["max_position_embeddings"], type_vocab_size=c["type_vocab_size"],
+        layer_norm_eps=c["layer_norm_eps"], pad_token_id=c["pad_token_id"],
+    )
+    with torch.device("meta"):
+        encoder = ElectraModel(electra)
+        if c["embedding_size"] is not None and not hasattr(encoder, "embeddings_project"):
+            encoder.embeddings_project = torch.nn.Linear(hidden, hidden)  # E == H: the forward uses it if present
+        pooler, head = torch.nn.Linear(hidden, hidden), torch.nn.Linear(hidden, c["num_labels"])
+    expected = {_bleurt_pytorch_name(name): tuple(shape) for name, shape in _our_names(encoder, pooler, head).items()}
+    return encoder, pooler, head, expected
+
+
+def _our_names(encoder: Any, pooler: torch.nn.Linear, head: torch.nn.Linear) -> dict[str, tuple[int, ...]]:
+    """Our modules' weights (buffers excluded): ``embeddings.*``, ``embeddings_project.*``, ``encoder.layer.*``,
+    ``pooler.*``, ``head.*`` -> shape."""
+    ours = {name: tuple(value.shape) for name, value in encoder.state_dict().items()
+            if not name.endswith(("position_ids", "token_type_ids"))}
+    ours.update({f"pooler.{k}": tuple(v.shape) for k, v in pooler.state_dict().items()})
+    ours.update({f"head.{k}": tuple(v.shape) for k, v in head.state_dict().items()})
+    return ours
+
+
 class BleurtScorer:
     """One loaded BLEURT checkpoint: ``scorer.score(references, candidates) -> list[float]``.
 
@@ -250,72 +314,23 @@ class BleurtScorer:
         self.max_length = int(limit) if isinstance(limit, (int, float)) and 0 < limit <= positions else positions
         self._lock = threading.Lock()
 
-    def _checked_config(self) -> dict[str, Any]:
-        """config.json's architecture settings, each of the right type (else a CheckpointError naming it)."""
-        path = self.folder / "config.json"
-        c = config_ints(self.config, {"vocab_size": None, "hidden_size": None, "num_hidden_layers": None,
-                                      "num_attention_heads": None, "intermediate_size": None,
-                                      "max_position_embeddings": None, "type_vocab_size": 2, "num_labels": 1},
-                        path, "bleurt")
-        if self.config.get("embedding_size") is not None:
-            c.update(config_ints(self.config, {"embedding_size": None}, path, "bleurt"))
-        else:
-            c["embedding_size"] = None
-        if c["hidden_size"] % c["num_attention_heads"]:
-            raise CheckpointError(f"bleurt: hidden_size {c['hidden_size']} in {path} is not a multiple of "
-                                  f"num_attention_heads {c['num_attention_heads']}: download the checkpoint's config "
-                                  "again.")
-        from transformers.activations import ACT2FN
-
-        act, eps = self.config.get("hidden_act", "gelu"), self.config.get("layer_norm_eps", 1e-12)
-        if not isinstance(act, str) or act not in ACT2FN:
-            raise CheckpointError(f"bleurt: hidden_act in {path} is {act!r:.40}, not an activation transformers knows "
-                                  "(e.g. 'gelu'): download the checkpoint's config again.")
-        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
-            raise CheckpointError(f"bleurt: layer_norm_eps in {path} is {eps!r:.40}, not a number in (0, 1): "
-                                  "download the checkpoint's config again.")
-        c.update(hidden_act=act, layer_norm_eps=float(eps))
-        return c
-
     def _build_model(self) -> None:
-        """The model config.json describes, built on the meta device (nothing allocated), checked against the weight
-        file's names and shapes (read from its header), then given the file's tensors.
+        """The model config.json describes, built on the meta device (:func:`build_on_meta`: nothing allocated),
+        checked against the weight file's names and shapes (read from its header), then given the file's tensors.
 
         Strict, as bleurt-pytorch builds it: the model's weights under bleurt-pytorch's names must be exactly the
-        file's (its one buffer, ``bleurt.embeddings.position_ids``, is accepted when it holds positions 0..P-1).
-        ``embedding_projection`` exists whenever config.json sets ``embedding_size`` (BLEURT-20: 256 -> 1152; a
-        checkpoint with ``embedding_size == hidden_size`` keeps its square projection too, as bleurt-pytorch does)."""
-        from transformers import ElectraConfig, ElectraModel
-
-        c = self._checked_config()
-        hidden = c["hidden_size"]
-        config = ElectraConfig(
-            vocab_size=c["vocab_size"], embedding_size=c["embedding_size"] or hidden, hidden_size=hidden,
-            num_hidden_layers=c["num_hidden_layers"], num_attention_heads=c["num_attention_heads"],
-            intermediate_size=c["intermediate_size"], hidden_act=c["hidden_act"],
-            max_position_embeddings=c["max_position_embeddings"], type_vocab_size=c["type_vocab_size"],
-            layer_norm_eps=c["layer_norm_eps"], pad_token_id=self.config.get("pad_token_id", 0),
-        )
-        with torch.device("meta"):
-            encoder = ElectraModel(config)
-            if c["embedding_size"] is not None and not hasattr(encoder, "embeddings_project"):
-                encoder.embeddings_project = torch.nn.Linear(hidden, hidden)  # E == H: used by the forward if present
-            pooler, head = torch.nn.Linear(hidden, hidden), torch.nn.Linear(hidden, c["num_labels"])
-        ours = {name: value for name, value in encoder.state_dict().items()
-                if not name.endswith(("position_ids", "token_type_ids"))}
-        ours.update({f"pooler.{k}": v for k, v in pooler.state_dict().items()})
-        ours.update({f"head.{k}": v for k, v in head.state_dict().items()})
-        expected = {_bleurt_pytorch_name(name): tuple(value.shape) for name, value in ours.items()}
+        file's (its one buffer, ``bleurt.embeddings.position_ids``, is accepted when it holds positions 0..P-1)."""
+        encoder, pooler, head, expected = build_on_meta(self.config, self.folder / "config.json")
+        positions = encoder.config.max_position_embeddings
         path = weights_file(self.folder)  # bleurt_layout checked there is one
         found = weight_shapes(path, "bleurt")
-        positions = found.pop(_POSITION_IDS, None)
+        has_positions = found.pop(_POSITION_IDS, None) is not None
         check_weights_match(expected, found, path, "bleurt")
         state = load_weights(path, "bleurt")
-        if positions is not None and not torch.equal(
-                state[_POSITION_IDS].reshape(-1), torch.arange(c["max_position_embeddings"])):
-            raise CheckpointError(f"bleurt: {_POSITION_IDS} in {path} is not the positions 0..{c['max_position_embeddings'] - 1} "
+        if has_positions and not torch.equal(state[_POSITION_IDS].reshape(-1), torch.arange(positions)):
+            raise CheckpointError(f"bleurt: {_POSITION_IDS} in {path} is not the positions 0..{positions - 1} that "
                                   "bleurt-pytorch saves: pass a checkpoint saved by BleurtForSequenceClassification.")
-        tensors = {name: state[_bleurt_pytorch_name(name)] for name in ours}
+        tensors = {name: state[_bleurt_pytorch_name(name)] for name in _our_names(encoder, pooler, head)}
         encoder.load_state_dict({k: v for k, v in tensors.items() if not k.startswith(("pooler.", "head."))},
                                 strict=False, assign=True)
         pooler.load_state_dict({k[len("pooler."):]: v for k, v in tensors.items() if k.startswith("pooler.")},

@@ -102,6 +102,40 @@ def as_metricx_tokenizes(tokenizer: Any, folder: Path) -> Any:
     return tokenizer
 
 
+def build_on_meta(raw: object, path: Path) -> tuple[Any, bool]:
+    """The mT5 encoder-decoder a config.json (parsed: ``raw``) describes, on the meta device (no memory, whatever the
+    sizes), with eager attention as metricx's transformers 4 computes it (SDPA's kernel differs by ~1e-5 over 8
+    layers); and whether its LM head is tied to the embeddings. Settings of the wrong type are a
+    :class:`CheckpointError` naming the file."""
+    from transformers import MT5Config, MT5ForConditionalGeneration
+    from transformers.activations import ACT2FN
+
+    sizes = config_ints(raw, {"vocab_size": 250112, "d_model": 512, "d_kv": 64, "d_ff": 1024, "num_layers": 8,
+                              "num_heads": 6, "relative_attention_num_buckets": 32,
+                              "relative_attention_max_distance": 128}, path, "metricx")  # MT5Config's defaults
+    assert isinstance(raw, dict)  # config_ints checked it
+    sizes.update(config_ints(raw, {"num_decoder_layers": sizes["num_layers"]}, path, "metricx"))
+    projection = raw.get("feed_forward_proj", "gated-gelu")
+    parts = projection.split("-") if isinstance(projection, str) else []
+    if not (len(parts) == 1 or (len(parts) == 2 and parts[0] == "gated")) or parts[-1] not in ACT2FN:
+        raise CheckpointError(f"metricx: feed_forward_proj in {path} is {projection!r:.40}, not an mT5 feed-forward "
+                              "('gated-gelu' as mT5, or 'relu', 'gated-relu', ...): download the checkpoint's config "
+                              "again.")
+    tied = raw.get("tie_word_embeddings", True)
+    if not isinstance(tied, bool):
+        raise CheckpointError(f"metricx: tie_word_embeddings in {path} is {tied!r:.40}, not true or false: download "
+                              "the checkpoint's config again.")
+    try:
+        config = MT5Config.from_dict({**raw, **sizes, "use_cache": False})
+    except (TypeError, ValueError) as exc:  # a wrongly typed setting transformers checks
+        raise CheckpointError(f"metricx: {path} does not describe an mT5 model ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:200]}): download the checkpoint's config again.") from None
+    config._attn_implementation = "eager"
+    with torch.device("meta"):
+        model = MT5ForConditionalGeneration(config)
+    return model, tied
+
+
 def metricx_layout(folder: Path) -> str | None:
     """What keeps ``folder`` from being a MetricX-24 checkpoint (mT5 config.json, 250,112-row vocabulary), or None."""
     try:
@@ -157,9 +191,10 @@ class MetricXScorer:
         try:
             tokenizer_object = AutoTokenizer.from_pretrained(str(tokenizer_folder))
         except (OSError, ValueError, TypeError) as exc:
-            raise CheckpointError(f"metricx: the tokenizer in {tokenizer_folder} cannot be loaded ({type(exc).__name__}: "
-                                  f"{str(exc).splitlines()[0][:200] if str(exc) else ''}). Pass tokenizer=DIR, a folder "
-                                  "holding mT5's tokenizer files.") from None
+            first = str(exc).splitlines()[0][:200] if str(exc) else ""
+            raise CheckpointError(f"metricx: the tokenizer in {tokenizer_folder} cannot be loaded "
+                                  f"({type(exc).__name__}: {first}). Pass tokenizer=DIR, a folder holding mT5's "
+                                  "tokenizer files.") from None
         self.tokenizer = as_metricx_tokenizes(without_stored_state(tokenizer_object), tokenizer_folder)
         model, tied = self._load_model()
         # metricx rescales by d_model^-0.5 when the config ties the LM head to the embeddings (T5's default; mT5 and
@@ -172,38 +207,12 @@ class MetricXScorer:
         self.packed = self._packing_matches()
 
     def _load_model(self) -> tuple[Any, bool]:
-        """The mT5 encoder-decoder config.json describes, built on the meta device (nothing allocated), checked against
-        the weight file's names and shapes (read from its header: strict, see :func:`expected_weights`), then given
-        the file's tensors in float32. Eager attention, as metricx's transformers 4 computes it (SDPA's kernel differs
-        by ~1e-5 over 8 layers). Returns the model and whether its LM head is tied to the embeddings."""
-        from transformers import MT5Config, MT5ForConditionalGeneration
-
+        """The mT5 encoder-decoder config.json describes, built on the meta device (:func:`build_on_meta`: nothing
+        allocated), checked against the weight file's names and shapes (read from its header: strict, see
+        :func:`expected_weights`), then given the file's tensors in float32. Returns the model and whether its LM head
+        is tied to the embeddings."""
         path = self.folder / "config.json"
-        raw = json.loads(path.read_text(encoding="utf-8"))  # metricx_layout parsed it
-        sizes = config_ints(raw, {"vocab_size": 250112, "d_model": 512, "d_kv": 64, "d_ff": 1024, "num_layers": 8,
-                                  "num_heads": 6, "relative_attention_num_buckets": 32,
-                                  "relative_attention_max_distance": 128}, path, "metricx")
-        sizes.update(config_ints(raw, {"num_decoder_layers": sizes["num_layers"]}, path, "metricx"))
-        projection = raw.get("feed_forward_proj", "gated-gelu")
-        parts = projection.split("-") if isinstance(projection, str) else []
-        from transformers.activations import ACT2FN
-
-        if not (len(parts) == 1 or (len(parts) == 2 and parts[0] == "gated")) or parts[-1] not in ACT2FN:
-            raise CheckpointError(f"metricx: feed_forward_proj in {path} is {projection!r:.40}, not an mT5 feed-forward "
-                                  "('gated-gelu' as mT5, or 'relu', 'gated-relu', ...): download the checkpoint's "
-                                  "config again.")
-        tied = raw.get("tie_word_embeddings", True)
-        if not isinstance(tied, bool):
-            raise CheckpointError(f"metricx: tie_word_embeddings in {path} is {tied!r:.40}, not true or false: download "
-                                  "the checkpoint's config again.")
-        try:
-            config = MT5Config.from_dict({**raw, **sizes, "use_cache": False})
-        except (TypeError, ValueError) as exc:  # a wrongly typed setting transformers checks
-            raise CheckpointError(f"metricx: {path} does not describe an mT5 model ({type(exc).__name__}: "
-                                  f"{' '.join(str(exc).split())[:200]}): download the checkpoint's config again.") from None
-        config._attn_implementation = "eager"
-        with torch.device("meta"):
-            model = MT5ForConditionalGeneration(config)
+        model, tied = build_on_meta(json.loads(path.read_text(encoding="utf-8")), path)  # metricx_layout parsed it
         expected, aliases = expected_weights(model, tied)
         weights = weights_file(self.folder)
         if weights is None:

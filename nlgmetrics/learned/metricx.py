@@ -127,7 +127,7 @@ def build_on_meta(raw: object, path: Path) -> tuple[Any, bool]:
                               "the checkpoint's config again.")
     try:
         config = MT5Config.from_dict({**raw, **sizes, "use_cache": False})
-    except (TypeError, ValueError) as exc:  # a wrongly typed setting transformers checks
+    except Exception as exc:  # noqa: BLE001 - a setting transformers' strict config dataclass refuses
         raise CheckpointError(f"metricx: {path} does not describe an mT5 model ({type(exc).__name__}: "
                               f"{' '.join(str(exc).split())[:200]}): download the checkpoint's config again.") from None
     config._attn_implementation = "eager"
@@ -184,6 +184,8 @@ class MetricXScorer:
         if _DTYPES[dtype] is not None and self.device.type != "cuda":
             warnings.warn(f"metricx: dtype={dtype!r} applies on CUDA only; computing in float32 on {self.device}.",
                           UserWarning, stacklevel=2)
+        config_path = self.folder / "config.json"  # checked first: the tokenizer's loader reads it too
+        meta_model, tied = build_on_meta(json.loads(config_path.read_text(encoding="utf-8")), config_path)
         self.tokenizer_name = tokenizer or (DEFAULT_TOKENIZER if tokenizer_layout(self.folder) else str(self.folder))
         tokenizer_folder = resolve_checkpoint(
             self.tokenizer_name, metric="metricx", option="tokenizer", allow_patterns=_TOKENIZER_PATTERNS,
@@ -196,7 +198,7 @@ class MetricXScorer:
                                   f"({type(exc).__name__}: {first}). Pass tokenizer=DIR, a folder holding mT5's "
                                   "tokenizer files.") from None
         self.tokenizer = as_metricx_tokenizes(without_stored_state(tokenizer_object), tokenizer_folder)
-        model, tied = self._load_model()
+        model = self._load_weights(meta_model, tied)
         # metricx rescales by d_model^-0.5 when the config ties the LM head to the embeddings (T5's default; mT5 and
         # MetricX set it false)
         scale = model.config.d_model**-0.5 if tied else 1.0
@@ -206,13 +208,10 @@ class MetricXScorer:
         self._lock = threading.Lock()
         self.packed = self._packing_matches()
 
-    def _load_model(self) -> tuple[Any, bool]:
-        """The mT5 encoder-decoder config.json describes, built on the meta device (:func:`build_on_meta`: nothing
-        allocated), checked against the weight file's names and shapes (read from its header: strict, see
-        :func:`expected_weights`), then given the file's tensors in float32. Returns the model and whether its LM head
-        is tied to the embeddings."""
-        path = self.folder / "config.json"
-        model, tied = build_on_meta(json.loads(path.read_text(encoding="utf-8")), path)  # metricx_layout parsed it
+    def _load_weights(self, model: Any, tied: bool) -> Any:
+        """``model`` (config.json's mT5 encoder-decoder, built on the meta device by :func:`build_on_meta`: nothing
+        allocated) checked against the weight file's names and shapes (read from its header: strict, see
+        :func:`expected_weights`), then given the file's tensors, in float32."""
         expected, aliases = expected_weights(model, tied)
         weights = weights_file(self.folder)
         if weights is None:
@@ -228,7 +227,7 @@ class MetricXScorer:
         for name in aliases - _IGNORED:
             state[name] = state["shared.weight"]
         model.load_state_dict(state, strict=True, assign=True)
-        return model.float(), tied
+        return model.float()
 
     def _decoded(self, rows: Sequence[list[int]], packed: bool) -> torch.Tensor:
         """The decoder's final state after one step, one row per token-id sequence: the padding-free forward

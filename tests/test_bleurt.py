@@ -141,8 +141,8 @@ def test_parity_with_bleurt_pytorch(kind, checkpoints, oracle):
 def test_converted_checkpoint_batch_independent(oracle):
     """The folder bleurt-pytorch's converter writes keeps ``"padding": {"strategy": "BatchLongest"}`` in
     tokenizer.json and has ``embedding_size == hidden_size`` (a square embedding_projection): every pair scores as
-    bleurt-pytorch scores it, whatever batch it is in (the stored padding is cleared on load; the projection is
-    loaded and used)."""
+    bleurt-pytorch scores it, whatever batch it is in (sizes 16, 5 and 1; the stored padding is cleared on load; the
+    projection is loaded and used)."""
     assert oracle["padding"]["strategy"] == "BatchLongest"  # the state the converter leaves: the case under test
     refs, cands = _pairs(long=True)
     expected = np.array(oracle["converted"]["scores"])
@@ -150,12 +150,14 @@ def test_converted_checkpoint_batch_independent(oracle):
     assert hasattr(scorer.encoder, "embeddings_project")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for batch_size in (16, 5, 1):
+        for batch_size in (16, 5):
             ours = np.array(scorer.score(refs, cands, batch_size=batch_size))
             assert np.abs(ours - expected).max() <= 1e-5, (batch_size, np.abs(ours - expected).max())
+        alone = np.array([scorer.score([r], [c])[0] for r, c in zip(refs[-10:], cands[-10:])])  # edge, over-length
+        assert np.abs(alone - expected[-10:]).max() <= 1e-5
     assert np.std(expected) > 0.01
-    alone = scorer.encode(refs[:3], cands[:3])[0]
-    assert alone == [scorer.encode([r], [c])[0][0] for r, c in zip(refs[:3], cands[:3])]  # no [PAD] inside a pair
+    together = scorer.encode(refs[:3], cands[:3])[0]
+    assert together == [scorer.encode([r], [c])[0][0] for r, c in zip(refs[:3], cands[:3])]  # no [PAD] inside a pair
 
 
 def test_truncation_rule():

@@ -76,8 +76,8 @@ EDGE = [("", "Leer"), ("Ein [SEP] Test", ""), ("ÄÖÜ GROSS", "☃ Schneemann [
 LONG = [("x " * 300, "y " * 10), ("kurz", "z " * 600), ("a b c " * 100, "d e f " * 100), ("g h " * 130, "i j " * 140)]
 
 
-#: BLEURT-20's architecture: RemBERT-32 at input length 512 (google-research/bleurt checkpoints.md), with google/rembert's
-#: published config values (input embeddings of 256 projected to 1152, 18 heads, feed-forward 4608, 250,300 pieces),
+#: BLEURT-20's architecture: RemBERT-32 at input length 512 (google-research/bleurt checkpoints.md), with
+#: google/rembert's published config values (input embeddings of 256 projected to 1152, 18 heads, feed-forward 4608, 250,300 pieces),
 #: as bleurt-pytorch's config.json names them. The distilled D12/D6/D3 configs were not available offline to copy.
 PUBLISHED = {
     "BLEURT-20": {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "vocab_size": 250300,
@@ -381,4 +381,5 @@ def test_published_configuration_loads(name, oracle, tmp_path):
     assert expected == theirs
     assert expected["bleurt.encoder.embedding_projection.weight"] == (1152, 256)
     assert len(encoder.encoder.layer) == 32 and encoder.embeddings.word_embeddings.weight.is_meta
-    assert sum(int(np.prod(shape)) for shape in expected.values()) == 575_921_537  # checkpoints.md: 579M (pre-trained model)
+    # checkpoints.md gives 579M for the pre-trained model
+    assert sum(int(np.prod(shape)) for shape in expected.values()) == 575_921_537

@@ -40,6 +40,7 @@ def test_transformers_tokenizer_and_engine():
     fast = without_stored_state(AutoTokenizer.from_pretrained(FOLDER, use_fast=True))
     assert fast.backend_tokenizer.padding is None and fast.backend_tokenizer.truncation is None
     encoder = Encoder(FOLDER, device="cpu", use_fast_tokenizer=True)
-    assert encoder.tokenizer.backend_tokenizer.padding is None and encoder.tokenizer.backend_tokenizer.truncation is None
+    backend = encoder.tokenizer.backend_tokenizer
+    assert backend.padding is None and backend.truncation is None
     together = encoder.token_ids([LONG, SHORT])
     assert together == [encoder.token_ids([LONG])[0], encoder.token_ids([SHORT])[0]] and len(together[0]) == 302

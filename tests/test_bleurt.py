@@ -72,13 +72,15 @@ print(json.dumps(out))
 
 #: texts the WMT17 slice lacks: empty sides, special-token strings, case, characters outside the vocabulary
 EDGE = [("", "Leer"), ("Ein [SEP] Test", ""), ("ÄÖÜ GROSS", "☃ Schneemann [MASK]"), ("kurz", "kurz")]
-#: pairs past 512 tokens: the longer side is cut (BLEURT's rule, which the slow SentencePiece tokenizer follows)
+#: pairs past 512 tokens: the longer side is cut, an odd budget split by BLEURT's rule (slow SentencePiece tokenizer)
+#: or by the fast tokenizer's (WordPiece): the two ties below tell them apart
 LONG = [("x " * 300, "y " * 10), ("kurz", "z " * 600), ("a b c " * 100, "d e f " * 100), ("g h " * 130, "i j " * 140)]
 
 
 #: BLEURT-20's architecture: RemBERT-32 at input length 512 (google-research/bleurt checkpoints.md), with
-#: google/rembert's published config values (input embeddings of 256 projected to 1152, 18 heads, feed-forward 4608, 250,300 pieces),
-#: as bleurt-pytorch's config.json names them. The distilled D12/D6/D3 configs were not available offline to copy.
+#: google/rembert's published config values (input embeddings of 256 projected to 1152, 18 heads, feed-forward 4608,
+#: 250,300 pieces), as bleurt-pytorch's config.json names them. The distilled D12/D6/D3 configs were not available
+#: offline to copy.
 PUBLISHED = {
     "BLEURT-20": {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "vocab_size": 250300,
                   "embedding_size": 256, "hidden_size": 1152, "num_hidden_layers": 32, "num_attention_heads": 18,

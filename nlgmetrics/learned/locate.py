@@ -135,7 +135,10 @@ def weight_shapes(path: Path, metric: str) -> dict[str, tuple[int, ...]]:
 
             with safe_open(str(path), framework="pt") as handle:
                 return {key: tuple(handle.get_slice(key).get_shape()) for key in handle.keys()}
-        state = torch.load(str(path), map_location="meta", weights_only=True, mmap=True)
+        try:
+            state = torch.load(str(path), map_location="meta", weights_only=True, mmap=True)
+        except RuntimeError:  # not memory-mappable (torch's legacy, pre-zip format) or truncated: read it all
+            state = torch.load(str(path), map_location="cpu", weights_only=True)
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - SafetensorError, UnpicklingError, RuntimeError, ...
         raise _unreadable(path, metric, exc) from None
     return _tensor_dict(state, path, metric, shapes=True)

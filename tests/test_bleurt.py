@@ -1,5 +1,8 @@
 """BLEURT: parity with bleurt-pytorch 0.0.1 (run in the oracle venv) on checkpoints of both published architectures
-built here (tests/learned_checkpoints.py), on WMT17 en-de text; truncation, multi-reference, bad input, the module."""
+built here (tests/learned_checkpoints.py), and on one built by bleurt-pytorch's own classes the way its converter
+writes it (a tokenizer.json that keeps the check call's padding state, an embedding projection with
+embedding_size == hidden_size), on WMT17 en-de text and over-length pairs; truncation, multi-reference, strict loading,
+broken files, the published configurations, the module."""
 
 from __future__ import annotations
 
@@ -21,9 +24,39 @@ ORACLE = r"""
 import json, sys
 import torch
 torch.set_num_threads(2)
-from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
+from bleurt_pytorch import BleurtConfig, BleurtForSequenceClassification, BleurtTokenizer
+from bleurt_pytorch.bleurt.tokenization_bleurt_fast import BleurtTokenizerFast
 out = {}
-for kind, folder, data in json.loads(sys.argv[1]):
+jobs, convert = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+
+# the weights (names, shapes) bleurt-pytorch's model has for each published configuration, built on the meta device
+out["published"] = {}
+for name, values in json.loads(sys.argv[3]).items():
+    with torch.device("meta"):
+        built = BleurtForSequenceClassification(BleurtConfig(**values))
+    out["published"][name] = {k: list(v.shape) for k, v in built.state_dict().items()}
+
+# a checkpoint written as bleurt_pytorch/utils/convert_tf_to_pytorch_bleurt.py writes one: config + model + tokenizer
+# saved after the converter's check call (padding="longest"); embedding_size == hidden_size, so a square projection
+tok = BleurtTokenizerFast(vocab_file=convert["vocab"])
+config = BleurtConfig(vocab_size=len(tok), embedding_size=32, hidden_size=32, num_hidden_layers=2,
+                      num_attention_heads=2, intermediate_size=64, num_labels=1,
+                      architectures=["BleurtForSequenceClassification"])
+model = BleurtForSequenceClassification(config)
+g = torch.Generator().manual_seed(7)
+with torch.no_grad():
+    for name, p in model.named_parameters():
+        p.copy_(torch.randn(p.shape, generator=g) * (p.shape[-1] ** -0.5 if p.dim() == 2 else 0.1)
+                + (1.0 if "LayerNorm.weight" in name else 0.0))
+model.eval()
+with torch.no_grad():
+    model(**tok(["a bird chirps by the window"], ["a bird chirps"], padding="longest", return_tensors="pt"))
+config.save_pretrained(convert["out"])
+model.save_pretrained(convert["out"], safe_serialization=False)
+tok.save_pretrained(convert["out"])
+out["padding"] = json.load(open(convert["out"] + "/tokenizer.json"))["padding"]
+jobs.append(["converted", convert["out"], convert["data"]])
+for kind, folder, data in jobs:
     pairs = json.load(open(data))
     tok = BleurtTokenizer.from_pretrained(folder)
     model = BleurtForSequenceClassification.from_pretrained(folder, dtype=torch.float32).eval()
@@ -39,8 +72,22 @@ print(json.dumps(out))
 
 #: texts the WMT17 slice lacks: empty sides, special-token strings, case, characters outside the vocabulary
 EDGE = [("", "Leer"), ("Ein [SEP] Test", ""), ("ÄÖÜ GROSS", "☃ Schneemann [MASK]"), ("kurz", "kurz")]
-#: pairs past 512 tokens: the longer side is cut (BLEURT's rule, which the slow SentencePiece tokenizer follows)
+#: pairs past 512 tokens: the longer side is cut, an odd budget split by BLEURT's rule (slow SentencePiece tokenizer)
+#: or by the fast tokenizer's (WordPiece): the two ties below tell them apart
 LONG = [("x " * 300, "y " * 10), ("kurz", "z " * 600), ("a b c " * 100, "d e f " * 100), ("g h " * 130, "i j " * 140)]
+
+
+#: BLEURT-20's architecture: RemBERT-32 at input length 512 (google-research/bleurt checkpoints.md), with
+#: google/rembert's published config values (input embeddings of 256 projected to 1152, 18 heads, feed-forward 4608,
+#: 250,300 pieces), as bleurt-pytorch's config.json names them. The distilled D12/D6/D3 configs were not available
+#: offline to copy.
+PUBLISHED = {
+    "BLEURT-20": {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "vocab_size": 250300,
+                  "embedding_size": 256, "hidden_size": 1152, "num_hidden_layers": 32, "num_attention_heads": 18,
+                  "intermediate_size": 4608, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+                  "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
+                  "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0, "num_labels": 1},
+}
 
 
 def _pairs(long: bool) -> tuple[list[str], list[str]]:
@@ -51,28 +98,33 @@ def _pairs(long: bool) -> tuple[list[str], list[str]]:
     return refs + [r for r, _ in extra], cands + [c for _, c in extra]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory):
     root = tmp_path_factory.mktemp("bleurt")
     return {kind: build_bleurt(root / kind, kind) for kind in ("rembert", "bert")}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def oracle(checkpoints, tmp_path_factory):
-    """bleurt-pytorch's scores for each checkpoint kind (the legacy WordPiece kind without the over-long pairs: its
-    fast tokenizer's pair truncation splits an odd budget the other way round; see test_truncation_rule)."""
-    jobs = []
+    """bleurt-pytorch's scores for each checkpoint kind (over-length pairs included), and the checkpoint its own
+    classes write (``converted``: a folder under tmp, scored too), all in one interpreter."""
+    jobs, root = [], tmp_path_factory.mktemp("data")
+    refs, cands = _pairs(long=True)
+    data = root / "pairs.json"
+    data.write_text(json.dumps({"references": refs, "candidates": cands}))
     for kind, folder in checkpoints.items():
-        refs, cands = _pairs(long=kind == "rembert")
-        data = tmp_path_factory.mktemp("data") / f"{kind}.json"
-        data.write_text(json.dumps({"references": refs, "candidates": cands}))
         jobs.append([kind, str(folder), str(data)])
-    return run_oracle(ORACLE, json.dumps(jobs))  # one interpreter for both
+    convert = {"vocab": str(checkpoints["bert"] / "vocab.txt"), "out": str(root / "converted"), "data": str(data)}
+    result = run_oracle(ORACLE, json.dumps(jobs), json.dumps(convert), json.dumps(PUBLISHED))
+    result["folder"] = root / "converted"
+    return result
 
 
 @pytest.mark.parametrize("kind", ["rembert", "bert"])
 def test_parity_with_bleurt_pytorch(kind, checkpoints, oracle):
-    refs, cands = _pairs(long=kind == "rembert")
+    """Both tokenizers, over-length pairs included: the SentencePiece kind cuts an odd budget as BLEURT does (255 /
+    254), the WordPiece kind as bleurt-pytorch's fast tokenizer does (254 / 255)."""
+    refs, cands = _pairs(long=True)
     expected = oracle[kind]
     assert expected["tokenizer"] == ("BleurtSPTokenizer" if kind == "rembert" else "BleurtTokenizerFast")
     scorer = BleurtScorer(str(checkpoints[kind]), device="cpu")
@@ -83,14 +135,38 @@ def test_parity_with_bleurt_pytorch(kind, checkpoints, oracle):
     assert diff.max() <= 1e-5, (diff.max(), int(diff.argmax()))
     assert np.std(ours) > 0.01  # real, varied scores, not a constant head
     truncated = [str(w.message) for w in caught if "truncated" in str(w.message)]
-    assert truncated == ([f"bleurt: 4 of {len(refs)} (reference, candidate) pair(s) exceed 512 tokens and were "
-                          "truncated as BLEURT does (from the end of the longer text)."] if kind == "rembert" else [])
+    count = {"rembert": 4, "bert": 3}[kind]  # ("x " * 300, "y " * 10) fits WordPiece's 512 tokens
+    assert truncated == [f"bleurt: {count} of {len(refs)} (reference, candidate) pair(s) exceed 512 tokens and were "
+                         "truncated as BLEURT does (from the end of the longer text)."]
+
+
+def test_converted_checkpoint_batch_independent(oracle):
+    """The folder bleurt-pytorch's converter writes keeps ``"padding": {"strategy": "BatchLongest"}`` in
+    tokenizer.json and has ``embedding_size == hidden_size`` (a square embedding_projection): every pair scores as
+    bleurt-pytorch scores it, whatever batch it is in (sizes 16, 5 and 1; the stored padding is cleared on load; the
+    projection is loaded and used)."""
+    assert oracle["padding"]["strategy"] == "BatchLongest"  # the state the converter leaves: the case under test
+    refs, cands = _pairs(long=True)
+    expected = np.array(oracle["converted"]["scores"])
+    scorer = BleurtScorer(str(oracle["folder"]), device="cpu")
+    assert hasattr(scorer.encoder, "embeddings_project")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for batch_size in (16, 5):
+            ours = np.array(scorer.score(refs, cands, batch_size=batch_size))
+            assert np.abs(ours - expected).max() <= 1e-5, (batch_size, np.abs(ours - expected).max())
+        alone = np.array([scorer.score([r], [c])[0] for r, c in zip(refs[-10:], cands[-10:])])  # edge, over-length
+        assert np.abs(alone - expected[-10:]).max() <= 1e-5
+    assert np.std(expected) > 0.01
+    together = scorer.encode(refs[:3], cands[:3])[0]
+    assert together == [scorer.encode([r], [c])[0][0] for r, c in zip(refs[:3], cands[:3])]  # no [PAD] inside a pair
 
 
 def test_truncation_rule():
-    """BLEURT's _truncate_seq_pair: the longer side loses its last token, the candidate on a tie (budget 509)."""
-    def lengths(a, b):
-        ref, cand, cut = truncate_pair(list(range(a)), list(range(b)), 509)
+    """BLEURT's _truncate_seq_pair: the longer side loses its last token, the candidate on a tie (budget 509); the
+    fast tokenizer's LongestFirst: the shorter side (the reference on a tie) keeps budget // 2 when both are long."""
+    def lengths(a, b, rule="bleurt"):
+        ref, cand, cut = truncate_pair(list(range(a)), list(range(b)), 509, rule)
         assert ref == list(range(len(ref))) and cand == list(range(len(cand)))  # kept from the start
         return len(ref), len(cand), cut
 
@@ -99,6 +175,15 @@ def test_truncation_rule():
     assert lengths(400, 150) == (359, 150, True)
     assert lengths(10, 600) == (10, 499, True)
     assert lengths(200, 309) == (200, 309, False)
+    assert lengths(300, 300, "fast") == (254, 255, True)
+    assert lengths(300, 301, "fast") == (254, 255, True)
+    assert lengths(301, 300, "fast") == (255, 254, True)
+    assert lengths(400, 150, "fast") == (359, 150, True)
+    assert lengths(254, 600, "fast") == (254, 255, True)
+    assert lengths(255, 600, "fast") == (254, 255, True)
+    assert lengths(200, 309, "fast") == (200, 309, False)
+    for rule in ("bleurt", "fast"):  # an even budget: both rules agree
+        assert [len(x) for x in truncate_pair(list(range(300)), list(range(301)), 510, rule)[:2]] == [255, 255]
 
 
 def test_compute_multi_reference_and_bootstrap(checkpoints):
@@ -215,3 +300,88 @@ def test_through_the_spec(checkpoints, tmp_path, capsys):
     got = compute(EvalPrediction(predictions=ids["cands"], label_ids=labels))
     decoded = [tokenizer.batch_decode(ids[k], skip_special_tokens=True) for k in ("refs", "cands")]
     assert got["bleurt"] == pytest.approx(np.mean(BleurtScorer(folder, device="cpu").score(*decoded)), abs=1e-6)
+
+
+def _copy(folder, to):
+    to.mkdir()
+    for path in folder.iterdir():
+        (to / path.name).write_bytes(path.read_bytes())
+    return to
+
+
+def _edit_config(folder, **changes):
+    config = json.loads((folder / "config.json").read_text())
+    config.update(changes)
+    (folder / "config.json").write_text(json.dumps(config))
+
+
+def _edit_weights(folder, edit):
+    state = torch.load(folder / "pytorch_model.bin", weights_only=True)
+    edit(state)
+    torch.save(state, folder / "pytorch_model.bin")
+
+
+class _NotATensor:
+    pass
+
+
+BROKEN = {
+    # strict loading: a weight the model does not use, one it lacks, a config that disagrees with the weights
+    "unused weight": (lambda f: _edit_weights(f, lambda s: s.update({"bleurt.encoder.embedding_projection.weight":
+                                                                       torch.zeros(32, 32)})),
+                      r"do not match the model its config.json describes \(not used by the model: "
+                      r"bleurt.encoder.embedding_projection.weight\)"),
+    "missing weight": (lambda f: _edit_weights(f, lambda s: s.pop("bleurt.encoder.layer.1.output.dense.bias")),
+                       r"missing bleurt.encoder.layer.1.output.dense.bias\)"),
+    "config disagrees": (lambda f: _edit_config(f, intermediate_size=80),
+                         r"shapes differ: bleurt.encoder.layer.0.intermediate.dense.bias \(64,\) "
+                         r"\(config says \(80,\)\)"),
+    "hparams huge": (lambda f: _edit_config(f, hidden_size=4_000_000, intermediate_size=4_000_000),
+                     r"shapes differ: bleurt.embeddings.LayerNorm.bias"),
+    "wrong-typed config": (lambda f: _edit_config(f, num_hidden_layers="2"),
+                           r"num_hidden_layers in .*config.json is '2'; it must be a positive integer"),
+    "heads do not divide": (lambda f: _edit_config(f, num_attention_heads=3),
+                            r"hidden_size 32 in .*config.json is not a multiple of num_attention_heads 3"),
+    "bad activation": (lambda f: _edit_config(f, hidden_act=7), r"hidden_act in .*config.json is 7"),
+    "truncated weights": (lambda f: (f / "pytorch_model.bin").write_bytes(
+                              (f / "pytorch_model.bin").read_bytes()[:5000]),
+                          r"pytorch_model.bin cannot be read \(\w+Error: .*\); it is truncated or corrupted"),
+    "pickle": (lambda f: _edit_weights(f, lambda s: s.update({"extra": _NotATensor()})),
+               r"pytorch_model.bin holds pickled Python objects besides tensors; nlgmetrics refuses to unpickle"),
+    "truncated safetensors": (
+        lambda f: ((f / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":"),
+                   (f / "pytorch_model.bin").unlink()),
+        r"model.safetensors cannot be read \(SafetensorError: .*\); it is truncated or corrupted"),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_broken_checkpoints(case, checkpoints, tmp_path):
+    """Strict, checked loading: each broken folder is one CheckpointError (a ValueError) naming the file and the
+    difference, raised before anything the config sizes is allocated; never a raw RuntimeError, SafetensorError,
+    UnpicklingError or TypeError, and never torch's advice to pass weights_only=False."""
+    from nlgmetrics.learned.locate import CheckpointError
+
+    folder = _copy(checkpoints["bert"], tmp_path / "ckpt")
+    damage, message = BROKEN[case]
+    damage(folder)
+    with pytest.raises(CheckpointError, match=message) as raised:
+        BleurtScorer(str(folder), device="cpu")
+    assert str(folder) in str(raised.value) and "weights_only" not in str(raised.value)
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED))
+def test_published_configuration_loads(name, oracle, tmp_path):
+    """A published configuration builds (on the meta device: nothing allocated) into exactly the weights
+    bleurt-pytorch's own model has for it, names and shapes (its position_ids buffer aside), so its checkpoint passes
+    strict loading; and the sizes are the published ones."""
+    from nlgmetrics.learned.bleurt import build_on_meta
+
+    encoder, _, _, expected = build_on_meta(PUBLISHED[name], tmp_path / "config.json")
+    theirs = {k: tuple(v) for k, v in oracle["published"][name].items()}
+    assert theirs.pop("bleurt.embeddings.position_ids") == (1, 512)
+    assert expected == theirs
+    assert expected["bleurt.encoder.embedding_projection.weight"] == (1152, 256)
+    assert len(encoder.encoder.layer) == 32 and encoder.embeddings.word_embeddings.weight.is_meta
+    # checkpoints.md gives 579M for the pre-trained model
+    assert sum(int(np.prod(shape)) for shape in expected.values()) == 575_921_537

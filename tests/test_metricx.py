@@ -1,11 +1,14 @@
 """MetricX-24: parity with google-research/metricx's own predict.py, recorded in tests/data/metricx_oracle.json by
 benchmarks/metricx_oracle.py on the checkpoint tests/learned_checkpoints.py builds (rebuilt here, checked by hash);
-input formats, QE, truncation, multi-reference, bad input, the module."""
+tokenization as in metricx's pinned environment (transformers 4.30.2, run in an oracle venv: one job for the module);
+the published MetricX-24 large/xl shapes; strict, checked loading; input formats, QE, truncation, multi-reference,
+bad input, the module."""
 
 from __future__ import annotations
 
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +17,7 @@ pytest.importorskip("sentencepiece")
 torch = pytest.importorskip("torch")
 
 from learned_checkpoints import DATA, build_metricx, folder_hash, wmt17_lines  # noqa: E402
+from oracle_venv import run_oracle  # noqa: E402
 
 from nlgmetrics.learned.metricx import MetricXScorer, compute_metricx, make_input  # noqa: E402
 
@@ -27,6 +31,65 @@ def checkpoint(tmp_path_factory):
         "the rebuilt checkpoint differs from the one metricx ran on (tokenizer training or seeded weights are not "
         "reproducible here); regenerate the fixture with python -m benchmarks.metricx_oracle")
     return str(folder)
+
+
+#: metricx's pinned environment (its requirements.txt: transformers 4.30.2), for its tokenizer and model classes;
+#: transformers 4.30's bundled sentencepiece protobuf needs the pure-Python protobuf parser (env below)
+PINNED = ("torch==2.13.0", "transformers==4.30.2", "sentencepiece==0.2.3", "protobuf<5", "numpy<2")
+
+PINNED_SCRIPT = r"""
+import json, sys
+import torch
+import transformers
+from transformers import AutoTokenizer, MT5Config, MT5ForConditionalGeneration
+tokenizer_folder, texts, configs = sys.argv[1], json.load(open(sys.argv[2])), json.loads(sys.argv[3])
+tokenizer = AutoTokenizer.from_pretrained(tokenizer_folder)  # as metricx24/predict.py, then its EOS removal
+ids = [tokenizer(t, max_length=1536, truncation=True, padding=False)["input_ids"][:-1] for t in texts]
+shapes = {}
+for name, values in configs.items():
+    with torch.device("meta"):
+        model = MT5ForConditionalGeneration(MT5Config(**values))
+    shapes[name] = {k: list(v.shape) for k, v in model.state_dict().items()}
+print(json.dumps({"version": transformers.__version__, "tokenizer": type(tokenizer).__name__, "ids": ids,
+                  "shapes": shapes}))
+"""
+
+#: inputs whose last field is empty or ends in whitespace, or that hold </s>, <pad>, <unk> as text, where
+#: transformers 4.30.2's tokenizer puts a "▁" token that later versions drop; and neighbours that must not change
+EDGE = [("Hallo", "", "Hi", False), ("Hallo ", "Welt", "Hi", False), ("Hallo", "Welt ", "Hi", False),
+        ("Hallo", "Welt  ", "Hi", False), ("Ha</s>llo", "Welt", "Hi", False), ("Hallo", "W<pad>elt", "Hi", False),
+        ("Hallo <unk> x", "Welt", "Hi", False), ("", "", "", False), ("", "", "", True), ("a", "b", "", True),
+        (" Hallo", "  Welt", " Hi ", False), ("Hallo\n", "Welt\t", "Hi", False), ("Hallo", "Welt</s>", "Hi", False),
+        ("Hallo", "Welt </s>", "Hi", False), ("</s>", "<pad>", "<unk>", False), ("x", "y\u3000", "z", False),
+        ("Hallo", "Welt\u00a0", "Hi", False), ("Hallo", "Welt.", "Hi ", True), ("Hallo  ", "Welt", "Hi", True),
+        ("a<pad>", "b", "c", False), ("a </s> b", "c", "d", False), ("a</s> b", "c", "d", False)]
+
+#: MetricX-24 hybrid large / xl (v2p6): mT5-large / mT5-xl shapes, as their config.json give them
+_MT5 = {"vocab_size": 250112, "d_kv": 64, "num_layers": 24, "num_decoder_layers": 24,
+        "relative_attention_num_buckets": 32, "relative_attention_max_distance": 128,
+        "feed_forward_proj": "gated-gelu", "tie_word_embeddings": False, "layer_norm_epsilon": 1e-6,
+        "dropout_rate": 0.1, "decoder_start_token_id": 0, "pad_token_id": 0, "eos_token_id": 1, "model_type": "mt5",
+        "architectures": ["MT5ForRegression"], "tokenizer_class": "T5Tokenizer", "is_encoder_decoder": True}
+PUBLISHED = {"metricx-24-hybrid-large-v2p6": {**_MT5, "d_model": 1024, "d_ff": 2816, "num_heads": 16},
+             "metricx-24-hybrid-xl-v2p6": {**_MT5, "d_model": 2048, "d_ff": 5120, "num_heads": 32}}
+
+
+def _texts() -> list[str]:
+    return [make_input(c["hypothesis"], c["reference"], c["source"], c["mode"] == "qe") for c in FIXTURE["cases"]] + [
+        make_input(h, r, s, qe) for h, r, s, qe in EDGE]
+
+
+@pytest.fixture(scope="module")
+def pinned(checkpoint, tmp_path_factory):
+    """metricx's pinned transformers on the test tokenizer as google/mt5-xl ships it (spiece.model and
+    tokenizer_config.json, no tokenizer.json: 4.30.2 converts it), and on the published configurations."""
+    folder = tmp_path_factory.mktemp("mt5_tokenizer")
+    for name in ("spiece.model", "tokenizer_config.json"):
+        (folder / name).write_bytes((Path(checkpoint) / name).read_bytes())
+    texts = folder / "texts.json"
+    texts.write_text(json.dumps(_texts()))
+    return run_oracle(PINNED_SCRIPT, str(folder), str(texts), json.dumps(PUBLISHED), requirements=PINNED,
+                      env={"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"})
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +116,41 @@ def test_parity_with_metricx_predict(mode, scorer):
     assert [str(w.message) for w in caught if "truncated" in str(w.message)] == [
         f"metricx: 1 of {len(cases)} input(s) exceed 1535 tokens (+ EOS) and were truncated at the end, as metricx's "
         "predict.py does."]
+
+
+def test_tokenization_as_metricx_pinned_transformers(pinned, scorer):
+    """Every input's ids equal those of metricx's pinned tokenizer (transformers 4.30.2 converting spiece.model),
+    the edge cases included (a trailing "▁" after an empty or whitespace-final last field, and before </s>, <pad>,
+    <unk> written in the text), though the checkpoint folder's tokenizer.json was saved by transformers 5."""
+    assert (pinned["version"], pinned["tokenizer"]) == ("4.30.2", "T5TokenizerFast")
+    texts = _texts()
+    ours, _ = scorer.token_ids(texts)
+    assert ours == pinned["ids"]
+    underscore = scorer.tokenizer.convert_tokens_to_ids("\u2581")
+    empty_last = texts.index(make_input("Hallo", "", "Hi", False))
+    assert ours[empty_last][-1] == underscore  # "... reference: " ends in the "▁" token
+    from transformers import AutoTokenizer
+
+    current = AutoTokenizer.from_pretrained(str(scorer.folder))(texts, add_special_tokens=False)["input_ids"]
+    differ = [i for i, (a, b) in enumerate(zip(current, ours)) if a[:1535] != b]
+    assert differ and all(i >= len(FIXTURE["cases"]) for i in differ)  # only edge cases, which transformers 5 drops
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED))
+def test_published_configuration_loads(name, pinned, tmp_path):
+    """MetricX-24 hybrid large/xl configs build (on the meta device: nothing allocated) into exactly the weights
+    metricx's pinned transformers builds for them, names and shapes, so their checkpoints pass strict loading."""
+    from nlgmetrics.learned.metricx import build_on_meta, expected_weights
+
+    model, tied = build_on_meta(PUBLISHED[name], tmp_path / "config.json")
+    expected, aliases = expected_weights(model, tied)
+    theirs = {k: tuple(v) for k, v in pinned["shapes"][name].items()}
+    assert set(theirs) - set(expected) == aliases - {"decoder.block.0.layer.1.EncDecAttention.relative_attention_bias"
+                                                     ".weight"}  # tied copies of shared.weight
+    assert all(theirs[k] == shape for k, shape in expected.items())
+    assert model.config._attn_implementation == "eager" and model.lm_head.weight.is_meta
+    params = sum(int(np.prod(shape)) for shape in expected.values())
+    assert round(params / 1e9, 2) == {"metricx-24-hybrid-large-v2p6": 1.23, "metricx-24-hybrid-xl-v2p6": 3.74}[name]
 
 
 def test_padded_forward_gives_the_same_scores(scorer, monkeypatch):
@@ -218,3 +316,97 @@ def test_trainer_compute_metrics(checkpoint):
                               sentence_split=None, sources=decoded["srcs"])
     assert qe(EvalPrediction(predictions=ids(hyps), label_ids=labels))["metricx"] == pytest.approx(
         direct(None, decoded["srcs"], qe=True)["metricx"], abs=1e-6)
+
+
+def _edit_config(folder, **changes):
+    config = json.loads((folder / "config.json").read_text())
+    config.update(changes)
+    (folder / "config.json").write_text(json.dumps(config))
+
+
+def _edit_weights(folder, edit):
+    from safetensors.torch import load_file, save_file
+
+    state = load_file(folder / "model.safetensors")
+    edit(state)
+    save_file(state, folder / "model.safetensors")
+
+
+def _pickled(folder):
+    from safetensors.torch import load_file
+
+    state = load_file(folder / "model.safetensors")
+    state["extra"] = _NotATensor()
+    torch.save(state, folder / "pytorch_model.bin")
+    (folder / "model.safetensors").unlink()
+
+
+def _truncated_bin(folder):
+    from safetensors.torch import load_file
+
+    torch.save(load_file(folder / "model.safetensors"), folder / "pytorch_model.bin")
+    (folder / "model.safetensors").unlink()
+    (folder / "pytorch_model.bin").write_bytes((folder / "pytorch_model.bin").read_bytes()[:4000])
+
+
+class _NotATensor:
+    pass
+
+
+BROKEN = {
+    "unused weight": (lambda f: _edit_weights(f, lambda s: s.update({"encoder.extra.weight": torch.zeros(2)})),
+                      r"\(not used by the model: encoder.extra.weight\)"),
+    "missing weight": (lambda f: _edit_weights(f, lambda s: s.pop("decoder.final_layer_norm.weight")),
+                       r"\(missing decoder.final_layer_norm.weight\)"),
+    "config disagrees": (lambda f: _edit_config(f, d_ff=40),
+                         r"shapes differ: decoder.block.0.layer.2.DenseReluDense.wi_0.weight \(32, 16\) "
+                         r"\(config says \(40, 16\)\)"),
+    "hparams huge": (lambda f: _edit_config(f, d_model=4_000_000, d_ff=4_000_000), r"shapes differ: "),
+    "wrong-typed config": (lambda f: _edit_config(f, num_layers="2"),
+                           r"num_layers in .*config.json is '2'; it must be a positive integer"),
+    "bad feed-forward": (lambda f: _edit_config(f, feed_forward_proj="gated-nothing"),
+                         r"feed_forward_proj in .*config.json is 'gated-nothing', not an mT5 feed-forward"),
+    "tie flag not a bool": (lambda f: _edit_config(f, tie_word_embeddings="no"),
+                            r"tie_word_embeddings in .*config.json is 'no', not true or false"),
+    "truncated safetensors": (lambda f: (f / "model.safetensors").write_bytes(
+                                  (f / "model.safetensors").read_bytes()[:-100]),
+                              r"model.safetensors cannot be read \(SafetensorError: .*\); it is truncated or "
+                              r"corrupted"),
+    "truncated bin": (_truncated_bin,
+                      r"pytorch_model.bin cannot be read \(\w+Error: .*\); it is truncated or corrupted"),
+    "pickle": (_pickled, r"pytorch_model.bin holds pickled Python objects besides tensors; nlgmetrics refuses"),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_broken_checkpoints(case, checkpoint, tmp_path):
+    """Strict, checked loading: each broken folder is one CheckpointError (a ValueError) naming the file and the
+    difference, raised before anything the config sizes is allocated; never a raw RuntimeError, SafetensorError,
+    UnpicklingError or TypeError, and never torch's advice to pass weights_only=False."""
+    from nlgmetrics.learned.locate import CheckpointError
+
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    for path in Path(checkpoint).iterdir():
+        (folder / path.name).write_bytes(path.read_bytes())
+    damage, message = BROKEN[case]
+    damage(folder)
+    with pytest.raises(CheckpointError, match=message) as raised:
+        MetricXScorer(str(folder), device="cpu")
+    assert str(folder) in str(raised.value) and "weights_only" not in str(raised.value)
+
+
+def test_tied_copies_and_ignored_key_load(checkpoint, tmp_path, scorer):
+    """What transformers accepts besides the model's own weights loads to the same scores: copies of shared.weight
+    saved as encoder/decoder.embed_tokens.weight, and the cross-attention position bias key T5 ignores."""
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    for path in Path(checkpoint).iterdir():
+        (folder / path.name).write_bytes(path.read_bytes())
+    _edit_weights(folder, lambda s: s.update({
+        "encoder.embed_tokens.weight": s["shared.weight"].clone(),
+        "decoder.embed_tokens.weight": s["shared.weight"].clone(),
+        "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight": torch.zeros(32, 4)}))
+    hyps, refs = wmt17_lines("newstest2017.uedin-nmt.4722.en-de")[:3], wmt17_lines()[:3]
+    assert MetricXScorer(str(folder), device="cpu").score(hyps, refs, ["s"] * 3) == pytest.approx(
+        scorer.score(hyps, refs, ["s"] * 3), abs=1e-6)

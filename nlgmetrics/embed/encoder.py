@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -137,6 +138,32 @@ def plan_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     order = sorted(range(len(lengths)), key=lambda k: -lengths[k])
     return [order[b : b + batch_size] for b in range(0, len(order), batch_size)]
 
+
+
+def without_stored_state(tokenizer: Any) -> Any:
+    """The one rule for every tokenizer loaded from a checkpoint or model folder (BERTScore/MoverScore encoders, BLEURT,
+    MetricX, COMET): padding and truncation stored in its ``tokenizer.json`` are cleared, so a text's ids never
+    depend on the batch it is encoded with nor on a length saved with the file. (bleurt-pytorch's converter saves
+    ``"padding": {"strategy": "BatchLongest"}`` after its check call; encoded with that state, every text of a batch
+    is padded to the longest one and ``[PAD]`` ids land inside the pair.) Each metric pads and truncates itself, as
+    its reference package does. ``tokenizer``: a ``tokenizers.Tokenizer`` or a transformers tokenizer (a fast one's
+    backend is cleared; a slow one stores no such state); returned, cleared in place."""
+    from tokenizers import Tokenizer
+
+    backend = tokenizer if isinstance(tokenizer, Tokenizer) else getattr(tokenizer, "backend_tokenizer", None)
+    if isinstance(backend, Tokenizer):
+        if backend.padding is not None:
+            backend.no_padding()
+        if backend.truncation is not None:
+            backend.no_truncation()
+    return tokenizer
+
+
+def tokenizer_from_file(path: str | os.PathLike) -> Any:
+    """A ``tokenizers.Tokenizer`` read from a ``tokenizer.json``, under :func:`without_stored_state`'s rule."""
+    from tokenizers import Tokenizer
+
+    return without_stored_state(Tokenizer.from_file(str(path)))
 
 
 def pad_batch(batch: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -243,7 +270,8 @@ class Encoder:
         local = os.path.isdir(self.path)
         try:
             with model_loading():  # no load bars or messages inside the CLI's and the demo's quiet_third_party()
-                self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=self.use_fast_tokenizer)
+                self.tokenizer = without_stored_state(
+                    AutoTokenizer.from_pretrained(self.path, use_fast=self.use_fast_tokenizer))
                 config = AutoConfig.from_pretrained(self.path)
                 if "t5" in config.model_type:
                     from transformers import T5EncoderModel

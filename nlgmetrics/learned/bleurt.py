@@ -40,7 +40,8 @@ import torch
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
 from nlgmetrics.options import checked_options
-from nlgmetrics.learned.locate import resolve_checkpoint
+from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, load_weights,
+                                      resolve_checkpoint, weight_shapes, weights_file)
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
 #: HF evaluate's ``bleurt`` config names -> the PyTorch ports bleurt-pytorch reads. HF's "default" is bleurt-base-128.
@@ -59,7 +60,10 @@ _DTYPES = {None: None, "float32": None, "fp32": None, "bfloat16": torch.bfloat16
 class _SentencePiecePairs:
     """Token ids as bleurt-pytorch's ``BleurtSPTokenizer`` (transformers 4 ``DebertaV2Tokenizer``, slow) gives them:
     the text is split at the special-token strings (``[CLS]``, ``[SEP]``, ...; each becomes its own id), optionally
-    lowercased, and every other piece is encoded by the SentencePiece model."""
+    lowercased, and every other piece is encoded by the SentencePiece model. Pairs are truncated by BLEURT's own rule,
+    which the slow tokenizer's ``longest_first`` follows (``"bleurt"``)."""
+
+    truncation = "bleurt"
 
     def __init__(self, folder: Path, settings: dict[str, Any]) -> None:
         import sentencepiece
@@ -105,13 +109,17 @@ class _SentencePiecePairs:
 class _WordPiecePairs:
     """Token ids as bleurt-pytorch's ``BleurtTokenizerFast`` (a ``BertTokenizerFast``) gives them for each text: its
     ``tokenizer.json``, or, without one, the BERT normalizer, pre-tokenizer and WordPiece model built from
-    ``vocab.txt`` as transformers converts it."""
+    ``vocab.txt`` as transformers converts it. Pairs are truncated as the fast tokenizer does (``"fast"``)."""
+
+    truncation = "fast"
 
     def __init__(self, folder: Path, settings: dict[str, Any]) -> None:
-        from tokenizers import BertWordPieceTokenizer, Tokenizer
+        from tokenizers import BertWordPieceTokenizer
 
-        if (folder / "tokenizer.json").exists():
-            self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        from nlgmetrics.embed.encoder import tokenizer_from_file
+
+        if (folder / "tokenizer.json").exists():  # padding/truncation saved in the file are cleared (one rule)
+            self.tokenizer = tokenizer_from_file(folder / "tokenizer.json")
         else:
             self.tokenizer = BertWordPieceTokenizer(
                 str(folder / "vocab.txt"), unk_token=_token_text(settings.get("unk_token"), "[UNK]"),
@@ -160,18 +168,115 @@ def bleurt_layout(folder: Path) -> str | None:
     return None
 
 
-def truncate_pair(ref: list[int], cand: list[int], budget: int) -> tuple[list[int], list[int], bool]:
-    """BLEURT's ``_truncate_seq_pair``: drop the last token of the longer side (the candidate on a tie) until
-    ``len(ref) + len(cand) <= budget``. Returns the two lists and whether anything was dropped."""
+_POSITION_IDS = "bleurt.embeddings.position_ids"  # a buffer bleurt-pytorch saves with its weights
+
+
+def _bleurt_pytorch_name(name: str) -> str:
+    """The name bleurt-pytorch's ``BleurtForSequenceClassification`` gives our weight ``name`` (ELECTRA modules,
+    pooler, head)."""
+    for ours, theirs in (("embeddings_project.", "bleurt.encoder.embedding_projection."),
+                         ("pooler.", "bleurt.pooler.dense."), ("head.", "classifier."),
+                         ("embeddings.", "bleurt.embeddings."), ("encoder.", "bleurt.encoder.")):
+        if name.startswith(ours):
+            return theirs + name[len(ours):]
+    raise AssertionError(name)
+
+
+def truncate_pair(ref: list[int], cand: list[int], budget: int, rule: str = "bleurt"
+                  ) -> tuple[list[int], list[int], bool]:
+    """Cut a pair to ``len(ref) + len(cand) <= budget`` tokens, each side keeping its first tokens. ``rule``:
+
+    - ``"bleurt"``: BLEURT's ``_truncate_seq_pair`` (and transformers' slow ``longest_first``, which bleurt-pytorch's
+      SentencePiece tokenizer uses): drop the last token of the longer side, the candidate's on a tie; an odd budget
+      leaves the reference one token longer when both sides are cut (255 / 254 of 509).
+    - ``"fast"``: the tokenizers library's ``LongestFirst`` (bleurt-pytorch's WordPiece ``BleurtTokenizerFast``): with
+      ``shorter <= budget / 2`` the longer side is cut to ``budget - shorter``; otherwise the shorter side (the
+      reference on a tie) keeps ``budget // 2`` and the longer ``budget - budget // 2`` (254 / 255 of 509).
+
+    Returns the two lists and whether anything was dropped."""
     n_ref, n_cand = len(ref), len(cand)
     if n_ref + n_cand <= budget:
         return ref, cand, False
-    while n_ref + n_cand > budget:
-        if n_ref > n_cand:
-            n_ref -= 1
+    if rule == "fast":
+        shorter = min(n_ref, n_cand)
+        if shorter <= budget - shorter:
+            keep_short, keep_long = shorter, budget - shorter
         else:
-            n_cand -= 1
+            keep_short, keep_long = budget // 2, budget - budget // 2
+        n_ref, n_cand = (keep_short, keep_long) if n_ref <= n_cand else (keep_long, keep_short)
+    elif rule == "bleurt":
+        while n_ref + n_cand > budget:
+            if n_ref > n_cand:
+                n_ref -= 1
+            else:
+                n_cand -= 1
+    else:
+        raise ValueError(f"truncate_pair: rule must be 'bleurt' or 'fast', got {rule!r}.")
     return ref[:n_ref], cand[:n_cand], True
+
+
+def checked_config(config: object, path: Path) -> dict[str, Any]:
+    """config.json's architecture settings, each of the right type, else a :class:`CheckpointError` naming it."""
+    c = config_ints(config, {"vocab_size": None, "hidden_size": None, "num_hidden_layers": None,
+                             "num_attention_heads": None, "intermediate_size": None,
+                             "max_position_embeddings": None, "type_vocab_size": 2, "num_labels": 1}, path, "bleurt")
+    assert isinstance(config, dict)  # config_ints checked it
+    c["embedding_size"] = (config_ints(config, {"embedding_size": None}, path, "bleurt")["embedding_size"]
+                           if config.get("embedding_size") is not None else None)
+    if c["hidden_size"] % c["num_attention_heads"]:
+        raise CheckpointError(f"bleurt: hidden_size {c['hidden_size']} in {path} is not a multiple of "
+                              f"num_attention_heads {c['num_attention_heads']}: download the checkpoint's config "
+                              "again.")
+    from transformers.activations import ACT2FN
+
+    act, eps, pad = config.get("hidden_act", "gelu"), config.get("layer_norm_eps", 1e-12), config.get("pad_token_id", 0)
+    if not isinstance(act, str) or act not in ACT2FN:
+        raise CheckpointError(f"bleurt: hidden_act in {path} is {act!r:.40}, not an activation transformers knows "
+                              "(e.g. 'gelu'): download the checkpoint's config again.")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        raise CheckpointError(f"bleurt: layer_norm_eps in {path} is {eps!r:.40}, not a number in (0, 1): download "
+                              "the checkpoint's config again.")
+    if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad < c["vocab_size"]:
+        raise CheckpointError(f"bleurt: pad_token_id in {path} is {pad!r:.40}, not a token id: download the "
+                              "checkpoint's config again.")
+    c.update(hidden_act=act, layer_norm_eps=float(eps), pad_token_id=pad)
+    return c
+
+
+def build_on_meta(config: object, path: Path) -> tuple[Any, torch.nn.Linear, torch.nn.Linear,
+                                                        dict[str, tuple[int, ...]]]:
+    """The BLEURT model a config.json describes, on the meta device (no memory, whatever the sizes): the ELECTRA
+    encoder (embeddings, projection, BERT blocks), pooler and head, and the weights it needs under bleurt-pytorch's
+    names, with their shapes. ``embedding_projection`` exists whenever the config sets ``embedding_size`` (BLEURT-20:
+    256 -> 1152; ``embedding_size == hidden_size`` keeps a square projection too, as bleurt-pytorch builds it)."""
+    from transformers import ElectraConfig, ElectraModel
+
+    c = checked_config(config, path)
+    hidden = c["hidden_size"]
+    electra = ElectraConfig(
+        vocab_size=c["vocab_size"], embedding_size=c["embedding_size"] or hidden, hidden_size=hidden,
+        num_hidden_layers=c["num_hidden_layers"], num_attention_heads=c["num_attention_heads"],
+        intermediate_size=c["intermediate_size"], hidden_act=c["hidden_act"],
+        max_position_embeddings=c["max_position_embeddings"], type_vocab_size=c["type_vocab_size"],
+        layer_norm_eps=c["layer_norm_eps"], pad_token_id=c["pad_token_id"],
+    )
+    with torch.device("meta"):
+        encoder = ElectraModel(electra)
+        if c["embedding_size"] is not None and not hasattr(encoder, "embeddings_project"):
+            encoder.embeddings_project = torch.nn.Linear(hidden, hidden)  # E == H: the forward uses it if present
+        pooler, head = torch.nn.Linear(hidden, hidden), torch.nn.Linear(hidden, c["num_labels"])
+    expected = {_bleurt_pytorch_name(name): tuple(shape) for name, shape in _our_names(encoder, pooler, head).items()}
+    return encoder, pooler, head, expected
+
+
+def _our_names(encoder: Any, pooler: torch.nn.Linear, head: torch.nn.Linear) -> dict[str, tuple[int, ...]]:
+    """Our modules' weights (buffers excluded): ``embeddings.*``, ``embeddings_project.*``, ``encoder.layer.*``,
+    ``pooler.*``, ``head.*`` -> shape."""
+    ours = {name: tuple(value.shape) for name, value in encoder.state_dict().items()
+            if not name.endswith(("position_ids", "token_type_ids"))}
+    ours.update({f"pooler.{k}": tuple(v.shape) for k, v in pooler.state_dict().items()})
+    ours.update({f"head.{k}": tuple(v.shape) for k, v in head.state_dict().items()})
+    return ours
 
 
 class BleurtScorer:
@@ -203,53 +308,34 @@ class BleurtScorer:
             self.tokenizer: _SentencePiecePairs | _WordPiecePairs = _SentencePiecePairs(self.folder, settings)
         else:  # vocab.txt or tokenizer.json (bleurt_layout checked)
             self.tokenizer = _WordPiecePairs(self.folder, settings)
-        positions = int(self.config["max_position_embeddings"])
+        self._build_model()
+        positions = self.encoder.config.max_position_embeddings
         limit = settings.get("model_max_length")
         self.max_length = int(limit) if isinstance(limit, (int, float)) and 0 < limit <= positions else positions
-        self._build_model()
         self._lock = threading.Lock()
 
-    def _state_dict(self) -> dict[str, torch.Tensor]:
-        safetensors, pickled = self.folder / "model.safetensors", self.folder / "pytorch_model.bin"
-        if safetensors.exists():
-            from safetensors.torch import load_file
-
-            return load_file(str(safetensors))
-        return torch.load(str(pickled), map_location="cpu", weights_only=True)  # bleurt_layout checked it exists
-
     def _build_model(self) -> None:
-        from transformers import ElectraConfig, ElectraModel
+        """The model config.json describes, built on the meta device (:func:`build_on_meta`: nothing allocated),
+        checked against the weight file's names and shapes (read from its header), then given the file's tensors.
 
-        c = self.config
-        hidden = int(c["hidden_size"])
-        config = ElectraConfig(
-            vocab_size=c["vocab_size"], embedding_size=c.get("embedding_size") or hidden, hidden_size=hidden,
-            num_hidden_layers=c["num_hidden_layers"], num_attention_heads=c["num_attention_heads"],
-            intermediate_size=c["intermediate_size"], hidden_act=c.get("hidden_act", "gelu"),
-            max_position_embeddings=c["max_position_embeddings"], type_vocab_size=c.get("type_vocab_size", 2),
-            layer_norm_eps=c.get("layer_norm_eps", 1e-12), pad_token_id=c.get("pad_token_id", 0),
-        )
-        with torch.device("meta"):
-            encoder = ElectraModel(config)
-            pooler, head = torch.nn.Linear(hidden, hidden), torch.nn.Linear(hidden, int(c.get("num_labels", 1)))
-        state = self._state_dict()
-        mapped: dict[str, torch.Tensor] = {}
-        for key, value in state.items():
-            if key.startswith("bleurt.encoder.embedding_projection."):
-                mapped["embeddings_project." + key.rsplit(".", 1)[1]] = value
-            elif key.startswith(("bleurt.embeddings.", "bleurt.encoder.layer.")):
-                mapped[key[len("bleurt."):]] = value
-        wanted = {k for k in encoder.state_dict() if not k.endswith(("position_ids", "token_type_ids"))}
-        missing = sorted(wanted - mapped.keys()) + [k for k in ("bleurt.pooler.dense.weight", "classifier.weight")
-                                                    if k not in state]
-        if missing:
-            raise ValueError(f"bleurt: the weights in {self.folder} are not a BleurtForSequenceClassification "
-                             f"checkpoint of its config.json: missing {', '.join(missing[:4])}"
-                             f"{' ...' if len(missing) > 4 else ''}.")
-        encoder.load_state_dict({k: mapped[k] for k in wanted}, strict=False, assign=True)
-        pooler.load_state_dict({"weight": state["bleurt.pooler.dense.weight"],
-                                "bias": state["bleurt.pooler.dense.bias"]}, assign=True)
-        head.load_state_dict({"weight": state["classifier.weight"], "bias": state["classifier.bias"]}, assign=True)
+        Strict, as bleurt-pytorch builds it: the model's weights under bleurt-pytorch's names must be exactly the
+        file's (its one buffer, ``bleurt.embeddings.position_ids``, is accepted when it holds positions 0..P-1)."""
+        encoder, pooler, head, expected = build_on_meta(self.config, self.folder / "config.json")
+        positions = encoder.config.max_position_embeddings
+        path = weights_file(self.folder)  # bleurt_layout checked there is one
+        found = weight_shapes(path, "bleurt")
+        has_positions = found.pop(_POSITION_IDS, None) is not None
+        check_weights_match(expected, found, path, "bleurt")
+        state = load_weights(path, "bleurt")
+        if has_positions and not torch.equal(state[_POSITION_IDS].reshape(-1), torch.arange(positions)):
+            raise CheckpointError(f"bleurt: {_POSITION_IDS} in {path} is not the positions 0..{positions - 1} that "
+                                  "bleurt-pytorch saves: pass a checkpoint saved by BleurtForSequenceClassification.")
+        tensors = {name: state[_bleurt_pytorch_name(name)] for name in _our_names(encoder, pooler, head)}
+        encoder.load_state_dict({k: v for k, v in tensors.items() if not k.startswith(("pooler.", "head."))},
+                                strict=False, assign=True)
+        pooler.load_state_dict({k[len("pooler."):]: v for k, v in tensors.items() if k.startswith("pooler.")},
+                               assign=True)
+        head.load_state_dict({k[len("head."):]: v for k, v in tensors.items() if k.startswith("head.")}, assign=True)
         embeddings = encoder.embeddings  # buffers were never materialized on the meta device: make them real
         for name in ("position_ids", "token_type_ids"):
             if hasattr(embeddings, name):
@@ -271,7 +357,7 @@ class BleurtScorer:
         cls, sep = self.tokenizer.cls_id, self.tokenizer.sep_id
         ids, segments, cut = [], [], 0
         for ref, cand in zip(refs, cands):
-            ref, cand, truncated = truncate_pair(ref, cand, limit - 3)
+            ref, cand, truncated = truncate_pair(ref, cand, limit - 3, self.tokenizer.truncation)
             cut += truncated
             ids.append([cls, *ref, sep, *cand, sep])
             segments.append([0] * (len(ref) + 2) + [1] * (len(cand) + 1))

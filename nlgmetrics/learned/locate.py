@@ -95,3 +95,112 @@ def _download_failure(exc: Exception) -> str:
     if type(exc).__name__ == "GatedRepoError":
         reason += "; a gated repository needs its licence accepted on the hub, then `hf auth login`"
     return reason
+
+
+# -- reading a checkpoint's weights and config (BLEURT, MetricX; offered to COMET) ---------------------------------
+#: the weight files a transformers-style folder may hold, in the order they are preferred (safetensors: no pickle)
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+
+
+def weights_file(folder: Path) -> Path | None:
+    """The folder's weights: ``model.safetensors`` when present, else ``pytorch_model.bin``, else None."""
+    return next((folder / name for name in WEIGHT_FILES if (folder / name).is_file()), None)
+
+
+def _unreadable(path: Path, metric: str, exc: BaseException) -> CheckpointError:
+    """The one message for weights that cannot be read, by what went wrong (never torch's advice to unpickle)."""
+    import pickle
+
+    if isinstance(exc, pickle.UnpicklingError) or "weights_only" in str(exc).lower():
+        return CheckpointError(
+            f"{metric}: {path} holds pickled Python objects besides tensors; nlgmetrics refuses to unpickle them "
+            "(unpickling can run arbitrary code). Use the checkpoint's weights as model.safetensors instead (the "
+            "hub's safetensors copy, or one converted where the file is trusted).")
+    first = str(exc).splitlines()[0].split(". ")[0][:160] if str(exc) else type(exc).__name__
+    return CheckpointError(
+        f"{metric}: the weights file {path} cannot be read ({type(exc).__name__}: {first}); it is truncated or "
+        "corrupted (an interrupted download?): download the checkpoint's files again.")
+
+
+def weight_shapes(path: Path, metric: str) -> dict[str, tuple[int, ...]]:
+    """Each tensor's name and shape in a weights file, without reading the tensors: the safetensors header, or a
+    torch zip file memory-mapped (``weights_only=True``). Errors are :class:`CheckpointError` naming the file."""
+    import torch
+
+    try:
+        if path.suffix == ".safetensors":
+            from safetensors import safe_open
+
+            with safe_open(str(path), framework="pt") as handle:
+                return {key: tuple(handle.get_slice(key).get_shape()) for key in handle.keys()}
+        try:
+            state = torch.load(str(path), map_location="meta", weights_only=True, mmap=True)
+        except RuntimeError:  # not memory-mappable (torch's legacy, pre-zip format) or truncated: read it all
+            state = torch.load(str(path), map_location="cpu", weights_only=True)
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - SafetensorError, UnpicklingError, RuntimeError, ...
+        raise _unreadable(path, metric, exc) from None
+    return _tensor_dict(state, path, metric, shapes=True)
+
+
+def load_weights(path: Path, metric: str) -> dict:
+    """The tensors of a weights file on the CPU: safetensors, or torch's format read with ``weights_only=True``.
+    Errors (a refused pickle, a truncated or corrupted file, something other than a name -> tensor mapping) are
+    :class:`CheckpointError` naming the file and the fix."""
+    import torch
+
+    try:
+        if path.suffix == ".safetensors":
+            from safetensors.torch import load_file
+
+            return load_file(str(path))
+        state = torch.load(str(path), map_location="cpu", weights_only=True)
+    except (Exception, RecursionError) as exc:  # noqa: BLE001
+        raise _unreadable(path, metric, exc) from None
+    return _tensor_dict(state, path, metric)
+
+
+def _tensor_dict(state: object, path: Path, metric: str, shapes: bool = False) -> dict:
+    import torch
+
+    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in state.items()):
+        raise CheckpointError(f"{metric}: {path} is not a state dict (a mapping of parameter names to tensors): "
+                              "pass the folder of a checkpoint saved with save_pretrained.")
+    return {k: tuple(v.shape) for k, v in state.items()} if shapes else state
+
+
+def config_ints(config: object, keys: dict[str, int | None], path: Path, metric: str) -> dict[str, int]:
+    """The integer settings ``keys`` (name -> default, None: required) of a parsed config file, each checked to be a
+    positive integer, else a :class:`CheckpointError` naming the file, the setting and the value."""
+    if not isinstance(config, dict):
+        raise CheckpointError(f"{metric}: {path} must hold a JSON object of settings, got {type(config).__name__}.")
+    out = {}
+    for key, default in keys.items():
+        value = config.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            found = "is missing" if key not in config else f"is {value!r:.40}"
+            raise CheckpointError(f"{metric}: {key} in {path} {found}; it must be a positive integer (the value the "
+                                  "checkpoint was saved with): download the checkpoint's config again.")
+        out[key] = value
+    return out
+
+
+def check_weights_match(expected: dict[str, tuple[int, ...]], found: dict[str, tuple[int, ...]], path: Path,
+                        metric: str, config: str = "config.json") -> None:
+    """Strict loading: the weights the model uses (``expected``: name -> shape, built from ``config`` on the meta
+    device) must be exactly the weights ``path`` provides (``found``, after the reference's renames), with the same
+    shapes; otherwise a :class:`CheckpointError` names the difference."""
+    missing, unused = sorted(expected.keys() - found.keys()), sorted(found.keys() - expected.keys())
+    wrong = [f"{k} {found[k]} (config says {expected[k]})" for k in sorted(expected.keys() & found.keys())
+             if tuple(found[k]) != tuple(expected[k])]
+
+    def listed(names: list[str]) -> str:
+        return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+
+    problems = ([f"missing {listed(missing)}"] if missing else []) + (
+        [f"not used by the model: {listed(unused)}"] if unused else []) + (
+        [f"shapes differ: {listed(wrong)}"] if wrong else [])
+    if problems:
+        raise CheckpointError(
+            f"{metric}: the weights in {path} do not match the model its {config} describes ({'; '.join(problems)}). "
+            f"Pass a folder whose {config} and weights come from the same checkpoint.")

@@ -39,7 +39,8 @@ from nlgmetrics import __version__
 from nlgmetrics.embed.packed_t5 import t5_encoder_states, t5_first_decoder_state
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
 from nlgmetrics.options import checked_options
-from nlgmetrics.learned.locate import resolve_checkpoint
+from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, load_weights,
+                                      resolve_checkpoint, weight_shapes, weights_file)
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
 CHECKPOINTS = {name: f"google/{name}" for size in ("large", "xl", "xxl")
@@ -57,6 +58,82 @@ _HINT = ("Pass the folder of a MetricX-24 checkpoint (e.g. google/metricx-24-hyb
 _TOKENIZER_FILES = ("tokenizer.json", "spiece.model")
 #: what is downloaded for a tokenizer given as a hub id (not the model's weights)
 _TOKENIZER_PATTERNS = [*_TOKENIZER_FILES, "tokenizer_config.json", "special_tokens_map.json", "config.json"]
+
+
+#: a key T5 checkpoints may carry and transformers' T5 ignores on load (its _keys_to_ignore_on_load_unexpected)
+_IGNORED = frozenset({"decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight"})
+
+
+def expected_weights(model: Any, tied: bool) -> tuple[dict[str, tuple[int, ...]], set[str]]:
+    """Strict loading's rule: the weights (name -> shape) an mT5 model built from config.json must find in the file,
+    and the names the file may carry besides, as transformers reads a checkpoint: the embedding tables of encoder
+    and decoder (and the LM head when ``tie_word_embeddings``) are ``shared.weight`` itself, and the one key T5
+    ignores on load."""
+    aliases = {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"} | ({"lm_head.weight"} if tied else set())
+    shapes = {name: tuple(value.shape) for name, value in model.state_dict().items() if name not in aliases}
+    return shapes, aliases | _IGNORED
+
+
+def as_metricx_tokenizes(tokenizer: Any, folder: Path) -> Any:
+    """mT5's tokenizer as metricx's pinned environment (transformers 4.30.2) runs it, whatever files it came from.
+
+    There ``AutoTokenizer`` on google/mt5-xl (``spiece.model``, no ``tokenizer.json``) converts the SentencePiece
+    model to a fast tokenizer whose normalizer is the model's character map followed by ``" {2,}" -> " "`` and whose
+    pre-tokenizer is one ``Metaspace`` (spaces become ``▁``, one prepended; no ``WhitespaceSplit``). So a text that
+    ends in whitespace, or whitespace before a special-token string (``</s>``, ``<pad>``, ``<unk>``, split out as
+    their own ids), gets a ``▁`` token there (e.g. ``"... reference: "``, an empty last field); later transformers
+    versions drop it. The published MetricX-24 checkpoints were trained and are run by metricx with the former, so
+    that is what this returns (the backend's normalizer and pre-tokenizer set as 4.30.2 writes them)."""
+    from tokenizers import Tokenizer
+
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    state = json.loads(backend.to_str()) if isinstance(backend, Tokenizer) else {}
+    if (state.get("model") or {}).get("type") != "Unigram":
+        raise CheckpointError(f"metricx: the tokenizer in {folder} is not mT5's SentencePiece (Unigram) tokenizer: "
+                              "pass tokenizer=DIR, a folder holding mT5's spiece.model or tokenizer.json.")
+    normalizer = state.get("normalizer") or {}
+    steps = normalizer.get("normalizers", []) if normalizer.get("type") == "Sequence" else [normalizer]
+    charmap = [step for step in steps if step.get("type") == "Precompiled"]
+    state["normalizer"] = {"type": "Sequence", "normalizers": charmap + [
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    state["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}
+    converted = Tokenizer.from_str(json.dumps(state))
+    backend.normalizer, backend.pre_tokenizer = converted.normalizer, converted.pre_tokenizer
+    return tokenizer
+
+
+def build_on_meta(raw: object, path: Path) -> tuple[Any, bool]:
+    """The mT5 encoder-decoder a config.json (parsed: ``raw``) describes, on the meta device (no memory, whatever the
+    sizes), with eager attention as metricx's transformers 4 computes it (SDPA's kernel differs by ~1e-5 over 8
+    layers); and whether its LM head is tied to the embeddings. Settings of the wrong type are a
+    :class:`CheckpointError` naming the file."""
+    from transformers import MT5Config, MT5ForConditionalGeneration
+    from transformers.activations import ACT2FN
+
+    sizes = config_ints(raw, {"vocab_size": 250112, "d_model": 512, "d_kv": 64, "d_ff": 1024, "num_layers": 8,
+                              "num_heads": 6, "relative_attention_num_buckets": 32,
+                              "relative_attention_max_distance": 128}, path, "metricx")  # MT5Config's defaults
+    assert isinstance(raw, dict)  # config_ints checked it
+    sizes.update(config_ints(raw, {"num_decoder_layers": sizes["num_layers"]}, path, "metricx"))
+    projection = raw.get("feed_forward_proj", "gated-gelu")
+    parts = projection.split("-") if isinstance(projection, str) else []
+    if not (len(parts) == 1 or (len(parts) == 2 and parts[0] == "gated")) or parts[-1] not in ACT2FN:
+        raise CheckpointError(f"metricx: feed_forward_proj in {path} is {projection!r:.40}, not an mT5 feed-forward "
+                              "('gated-gelu' as mT5, or 'relu', 'gated-relu', ...): download the checkpoint's config "
+                              "again.")
+    tied = raw.get("tie_word_embeddings", True)
+    if not isinstance(tied, bool):
+        raise CheckpointError(f"metricx: tie_word_embeddings in {path} is {tied!r:.40}, not true or false: download "
+                              "the checkpoint's config again.")
+    try:
+        config = MT5Config.from_dict({**raw, **sizes, "use_cache": False})
+    except Exception as exc:  # noqa: BLE001 - a setting transformers' strict config dataclass refuses
+        raise CheckpointError(f"metricx: {path} does not describe an mT5 model ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:200]}): download the checkpoint's config again.") from None
+    config._attn_implementation = "eager"
+    with torch.device("meta"):
+        model = MT5ForConditionalGeneration(config)
+    return model, tied
 
 
 def metricx_layout(folder: Path) -> str | None:
@@ -93,9 +170,9 @@ class MetricXScorer:
 
     def __init__(self, checkpoint: str = DEFAULT_CHECKPOINT, *, tokenizer: str | None = None,
                  device: str | None = None, dtype: str | None = None) -> None:
-        from transformers import AutoTokenizer, MT5Config, MT5ForConditionalGeneration
+        from transformers import AutoTokenizer
 
-        from nlgmetrics.embed.encoder import pick_device
+        from nlgmetrics.embed.encoder import pick_device, without_stored_state
 
         if dtype not in _DTYPES:
             raise ValueError(f"metricx: dtype must be None, 'float32', 'bfloat16' or 'float16', got {dtype!r}.")
@@ -107,28 +184,50 @@ class MetricXScorer:
         if _DTYPES[dtype] is not None and self.device.type != "cuda":
             warnings.warn(f"metricx: dtype={dtype!r} applies on CUDA only; computing in float32 on {self.device}.",
                           UserWarning, stacklevel=2)
-        config = MT5Config.from_pretrained(str(self.folder))
+        config_path = self.folder / "config.json"  # checked first: the tokenizer's loader reads it too
+        meta_model, tied = build_on_meta(json.loads(config_path.read_text(encoding="utf-8")), config_path)
         self.tokenizer_name = tokenizer or (DEFAULT_TOKENIZER if tokenizer_layout(self.folder) else str(self.folder))
         tokenizer_folder = resolve_checkpoint(
             self.tokenizer_name, metric="metricx", option="tokenizer", allow_patterns=_TOKENIZER_PATTERNS,
             layout=tokenizer_layout, hint="Pass tokenizer=DIR, a folder holding mT5's tokenizer files.")
-        self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_folder))
         try:
-            # eager attention, as metricx's transformers 4 computes it (SDPA's kernel differs by ~1e-5 over 8 layers)
-            model = MT5ForConditionalGeneration.from_pretrained(str(self.folder), dtype=torch.float32,
-                                                                attn_implementation="eager")
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"metricx: the weights in {self.folder} could not be loaded as an mT5 "
-                             f"encoder-decoder ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}).") from None
+            tokenizer_object = AutoTokenizer.from_pretrained(str(tokenizer_folder))
+        except (OSError, ValueError, TypeError) as exc:
+            first = str(exc).splitlines()[0][:200] if str(exc) else ""
+            raise CheckpointError(f"metricx: the tokenizer in {tokenizer_folder} cannot be loaded "
+                                  f"({type(exc).__name__}: {first}). Pass tokenizer=DIR, a folder holding mT5's "
+                                  "tokenizer files.") from None
+        self.tokenizer = as_metricx_tokenizes(without_stored_state(tokenizer_object), tokenizer_folder)
+        model = self._load_weights(meta_model, tied)
         # metricx rescales by d_model^-0.5 when the config ties the LM head to the embeddings (T5's default; mT5 and
-        # MetricX set it false); read from config.json as written, since transformers 5 reports it otherwise
-        tied = json.loads((self.folder / "config.json").read_text(encoding="utf-8")).get("tie_word_embeddings", True)
-        scale = config.d_model**-0.5 if tied else 1.0
+        # MetricX set it false)
+        scale = model.config.d_model**-0.5 if tied else 1.0
         self.score_row = (model.lm_head.weight[SCORE_TOKEN].detach().clone() * scale).to(self.device)
         model.lm_head = None  # only one row of the LM head is read
         self.model = model.eval().to(self.device)
         self._lock = threading.Lock()
         self.packed = self._packing_matches()
+
+    def _load_weights(self, model: Any, tied: bool) -> Any:
+        """``model`` (config.json's mT5 encoder-decoder, built on the meta device by :func:`build_on_meta`: nothing
+        allocated) checked against the weight file's names and shapes (read from its header: strict, see
+        :func:`expected_weights`), then given the file's tensors, in float32."""
+        expected, aliases = expected_weights(model, tied)
+        weights = weights_file(self.folder)
+        if weights is None:
+            raise CheckpointError(f"metricx: {self.folder} has no weights (model.safetensors or pytorch_model.bin). "
+                                  f"{_HINT}")
+        found = weight_shapes(weights, "metricx")
+        for name in aliases & found.keys():  # tied copies of shared.weight, or a key T5 never reads
+            if name in _IGNORED or found[name] == expected["shared.weight"]:
+                found.pop(name)
+        check_weights_match(expected, found, weights, "metricx")
+        state = load_weights(weights, "metricx")
+        state = {name: state[name] for name in expected}
+        for name in aliases - _IGNORED:
+            state[name] = state["shared.weight"]
+        model.load_state_dict(state, strict=True, assign=True)
+        return model.float()
 
     def _decoded(self, rows: Sequence[list[int]], packed: bool) -> torch.Tensor:
         """The decoder's final state after one step, one row per token-id sequence: the padding-free forward

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.stats
 
 from benchmarks.common import DEFAULT_DATA
-from nlgmetrics.agreement_io import read_wmt_da
+from nlgmetrics.agreement.records import read_wmt_da
 from nlgmetrics.registry import get_metric
 
 SEED = 12345

@@ -562,9 +562,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    """Agreement of metrics with human judgments (nlgmetrics.human_agreement)."""
-    from nlgmetrics import agreement_io as io_
-    from nlgmetrics.human_agreement import agree, check_plot_path, merge, plot, report
+    """Agreement of metrics with human judgments (nlgmetrics.agreement)."""
+    from nlgmetrics.agreement import records as io_
+    from nlgmetrics.agreement import agree, check_plot_path, merge, plot, report
 
     metrics = list(dict.fromkeys(args.metrics))
     for metric in metrics:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from nlgmetrics import agreement as A
+from nlgmetrics.agreement import statistics as A
 
 DATA = Path(__file__).parent / "data"
 

@@ -1,9 +1,9 @@
 """``agree``: how well metrics agree with human judgments, with intervals and significance clusters.
 
-Human scores come from :mod:`nlgmetrics.agreement_io` (a :class:`Judgments`); metric scores are given with them
+Human scores come from :mod:`nlgmetrics.agreement.records` (a :class:`Judgments`); metric scores are given with them
 (columns, mt-metrics-eval score files) or computed here by metric name through the registry on the judged texts
 (each text scored once; embedding metrics share the engine's cache). The statistics, intervals and tests are
-:mod:`nlgmetrics.agreement`'s. At system level a system's human score is the mean of its judged segments and its
+:mod:`nlgmetrics.agreement.statistics`'s. At system level a system's human score is the mean of its judged segments and its
 metric score the mean of the metric over the same segments.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from nlgmetrics import agreement as A
-from nlgmetrics.agreement_io import Judgments
+from nlgmetrics.agreement import statistics as A
+from nlgmetrics.agreement.records import Judgments
 
 LEVELS = ("segment", "system")
 REPORT_FORMATS = ("table", "markdown", "csv", "json")
@@ -86,11 +86,11 @@ def agree(
     """Agreement of every metric with the human scores of ``judgments``.
 
     Args:
-        judgments: human scores (and optionally metric scores and texts), see :mod:`nlgmetrics.agreement_io`.
+        judgments: human scores (and optionally metric scores and texts), see :mod:`nlgmetrics.agreement.records`.
         metrics: registry metric names (``NAME`` or ``NAME:KEY``) to score on the judged texts, besides the metric
             scores ``judgments`` carries.
         levels: ``"segment"`` and/or ``"system"``.
-        statistics: any of :data:`nlgmetrics.agreement.STATISTICS`.
+        statistics: any of :data:`nlgmetrics.agreement.statistics.STATISTICS`.
         average_by: segment level: ``"none"``, ``"item"`` or ``"sys"`` (system level always uses all systems).
         n_resamples: bootstrap resamples of the items for 95% intervals (0: none).
         k: permutation draws per pair of metrics for the significance clusters (0: no test).
@@ -105,7 +105,7 @@ def agree(
         (significance cluster, 1 = best; None without a test), ``groups``, ``cells`` and ``epsilon`` (acc_eq).
     """
     if not isinstance(judgments, Judgments):
-        raise TypeError("judgments must be a nlgmetrics.agreement_io.Judgments (use one of its readers or "
+        raise TypeError("judgments must be a nlgmetrics.agreement.records.Judgments (use one of its readers or "
                         "Judgments.from_records).")
     levels = _check_choice(levels, LEVELS, "level")
     statistics = _check_choice(statistics, A.STATISTICS, "statistic")

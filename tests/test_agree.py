@@ -229,5 +229,6 @@ def test_bad_input():
         A.correlation(["a", "b"], [1.0, 2.0])
     with pytest.raises(ValueError, match="same score"):
         A.permutation_test(np.arange(5.0), np.ones(5), np.arange(5.0))
-    with pytest.raises(ValueError, match="positive integer"):
-        A.permutation_test(np.arange(5.0), np.arange(5.0), np.arange(5.0) ** 2, k=0)
+    for k in (0, A.MAX_DRAWS + 1, 2.5, True):
+        with pytest.raises(ValueError, match="integer from 1 to 100,000"):
+            A.permutation_test(np.arange(5.0), np.arange(5.0), np.arange(5.0) ** 2, k=k)

@@ -18,6 +18,8 @@ import numpy as np
 
 from nlgmetrics.agreement import statistics as A
 from nlgmetrics.agreement.records import Judgments
+from nlgmetrics._quiet import warn
+from nlgmetrics.stats import MAX_RESAMPLES
 
 LEVELS = ("segment", "system")
 REPORT_FORMATS = ("table", "markdown", "csv", "json")
@@ -92,8 +94,9 @@ def agree(
         levels: ``"segment"`` and/or ``"system"``.
         statistics: any of :data:`nlgmetrics.agreement.statistics.STATISTICS`.
         average_by: segment level: ``"none"``, ``"item"`` or ``"sys"`` (system level always uses all systems).
-        n_resamples: bootstrap resamples of the items for 95% intervals (0: none).
-        k: permutation draws per pair of metrics for the significance clusters (0: no test).
+        n_resamples: bootstrap resamples of the items for 95% intervals (0: none; at most 100,000). Drawn in
+            chunks: memory does not grow with it. Fewer than two judged items: no interval (a warning).
+        k: permutation draws per pair of metrics for the significance clusters (0: no test; at most 100,000).
         seed: seed of both (None: OS entropy).
         threshold: DARR's minimum human score difference (``kendall_like``; 25 for raw 0-100 DA).
         keep_scores: also return every metric's ``(n_systems, n_items)`` score matrix under ``"scores"``.
@@ -110,9 +113,9 @@ def agree(
     levels = _check_choice(levels, LEVELS, "level")
     statistics = _check_choice(statistics, A.STATISTICS, "statistic")
     _check_choice([average_by], A.AVERAGES, "average_by")
-    for label, value in (("n_resamples", n_resamples), ("k", k)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value == 1:
-            raise ValueError(f"{label} must be 0 (none) or an integer of at least 2, got {value!r}.")
+    for label, value, top in (("n_resamples", n_resamples, MAX_RESAMPLES), ("k", k, A.MAX_DRAWS)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value == 1 or value > top:
+            raise ValueError(f"{label} must be 0 (none) or an integer from 2 to {top:,}, got {value!r}.")
     for label, value, low in (("alpha", alpha, 0.0), ("threshold", threshold, 0.0)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < low:
             raise ValueError(f"{label} must be a number of at least {low:g}, got {value!r}.")
@@ -132,6 +135,9 @@ def agree(
     if np.isnan(human).all():
         raise ValueError("no human score: every judgment is missing.")
     rows, pvalues = [], {}
+    if n_resamples and (~np.isnan(human)).any(axis=0).sum() < 2:
+        warn("agree: one judged item: no bootstrap interval (resampling the items would give the same data every "
+             "time, a zero-width interval); judge at least two items for intervals.")
     for level in levels:
         if level == "system":
             level_human = A.system_scores(human, human)[:, None]

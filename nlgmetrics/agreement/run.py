@@ -43,9 +43,14 @@ def metric_scores(judgments: Judgments, metric: str,
         raise ValueError(f"{name} has no per-segment score {wanted!r}; choose from {', '.join(sorted(keys))}.")
     default = next((keys[h] for h in spec.headline if h in keys), next(iter(spec.per_example or keys)))
     key = keys[wanted] if wanted else default
-    if judgments.hypotheses is None or judgments.references is None:
-        raise ValueError(f"scoring {name} needs the texts: read the judgments with their hypotheses and references "
-                         "(wmt-da: --texts DIR; table: --hypothesis-column/--reference-column).")
+    missing = [what for what, texts in (("hypothesis", judgments.hypotheses), ("reference", judgments.references))
+               if texts is None]
+    if missing:
+        flags = " and ".join(f"--{what}-column NAME" for what in missing)
+        raise ValueError(f"scoring {name} needs the texts; the judgments have no {' and no '.join(missing)} texts. "
+                         f"wmt-da: give --texts DIR; table: give {flags} (columns named "
+                         f"{' and '.join(repr(m) for m in missing)} are used by default); Python: read_table("
+                         f"{', '.join(f'{m}=...' for m in missing)}).")
     cells = np.argwhere(~np.isnan(judgments.human))
     hyps = [judgments.hypotheses[s][i] for s, i in cells]
     refs = [judgments.references[i] for _, i in cells]

@@ -30,10 +30,19 @@ judged scores are z-scored, and in each of ``k`` draws every cell's two scores a
 p-value after ``np.random.seed(seed)``); every pair of metrics is tested with the same draws. Significance
 clusters are mt-metrics-eval's ``AssignRanks``. Bootstrap intervals resample items with replacement.
 
+The test of ``acc_eq`` follows mt-metrics-eval's ``KendallWithTiesOpt`` branch: both metrics are z-scored over all
+cells (those with a metric score) and a flag is drawn for every cell in system order, judged or not. A draw counts
+as reaching the observed difference within :data:`TIE_TOLERANCE` (mt-metrics-eval computes both with the same
+arithmetic, so draws equal to the observation tie exactly there; here they tie up to rounding), and Pearson on two
+cells is exactly +-1 (scipy's value). A constant metric z-scores to zeros where its statistic is defined
+(``accuracy``, ``kendall_like``, ``acc_eq``; mt-metrics-eval: NaN).
+
 Where this differs from mt-metrics-eval, on purpose: an undefined statistic is None with a reason (mt-metrics-eval:
 0 or NaN); ``acc_eq`` searches every pair (``sample_rate=1``; exact ties between thresholds go to the smallest);
 the permutation test of ``kendall_like`` averages groups as the statistic does (weighted by pairs; mt-metrics-eval's
-test takes the plain mean); Williams' test counts the judged cells only. Cost: pair counts come from all pairs at
+test takes the plain mean); Williams' test counts the judged cells only. Memory: the draws and the bootstrap
+resamples are generated and used in chunks (the same random streams), so memory stays bounded at any ``k``,
+``n_resamples`` (both at most 100,000) and number of cells. Cost: pair counts come from all pairs at
 once for small groups and from sorting (O(n log^2 n)) for groups over 64 cells, except DARR's and acc_eq's, which
 stay O(n^2) per group; the permutation test of ``acc_eq`` recalibrates on every draw, as mt-metrics-eval's. Pearson
 without grouping is vectorised over draws and resamples from sums (one matrix product each).
@@ -111,6 +120,9 @@ def _layout(human: np.ndarray, average_by: str) -> _Layout:
 
 # -- per-group statistics: gold (G, L), metric (k, G, L) -> values (k, G) and weights (k, G) ----------------------
 def _pearson(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    if gold.shape[-1] == 2:  # two points: exactly the sign product (+-1), as scipy's pearsonr gives it
+        r = np.sign(gold[..., 1] - gold[..., 0]) * np.sign(metric[..., 1] - metric[..., 0])
+        return np.where(r == 0, np.nan, r.astype(float))
     gc = gold - gold.mean(axis=-1, keepdims=True)
     mean = metric.mean(axis=-1, keepdims=True)
     mc = metric - mean

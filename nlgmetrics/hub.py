@@ -54,6 +54,8 @@ from typing import Any
 
 from nlgmetrics import __version__
 from nlgmetrics._layout import PACKAGE_DIR, module_roots
+from nlgmetrics._outputs import output_folder
+from nlgmetrics.errors import NlgmetricsError, OutputError
 
 GRADIO_SDK_VERSION = "3.19.1"
 #: written by ``build`` into every Space folder it makes: the files it wrote (what ``overwrite`` may replace).
@@ -86,7 +88,7 @@ sys.path.insert(1, _unpacked)  # after the app's folder: evaluate's widget reads
 '''
 
 
-class HubError(ValueError):
+class HubError(NlgmetricsError, ValueError):
     """A Space cannot be built or published as asked."""
 
 
@@ -338,9 +340,10 @@ def build_space(
             f"no Space can be built for {name!r}: it needs metrics/{name}/{name}.py and hub_cards/{name}/README.md; "
             f"available: {', '.join(available_spaces(source)) or 'none'}."
         )
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise HubError(f"--out {out} is a file; pass the path of a folder (it is created if missing).")
+    try:  # never a link or a file, its parent folder existing (nlgmetrics._outputs' rule)
+        out = output_folder(out, what="Space folder")
+    except OutputError as exc:
+        raise HubError(f"--out {exc}") from None
     previous: list[str] = []
     if out.is_dir() and any(out.iterdir()):
         if not overwrite:
@@ -377,7 +380,7 @@ def build_space(
                            "replaces only files a build wrote. Move it away, or choose a new folder for --out.")
 
     # everything is checked: now write
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)
     for old in previous:
         path = out / old
         if path.is_symlink() or path.is_file():

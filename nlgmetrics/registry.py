@@ -290,13 +290,37 @@ def load_object(target: str) -> Any:
     return getattr(importlib.import_module(module_name), attribute)
 
 
+#: other names users type for a metric (compared in lower case, ``-`` read as ``_``): HF evaluate's module names and
+#: the score keys a metric computes (``rougeL`` -> rouge).
+METRIC_ALIASES: dict[str, str] = {
+    "bert_score": "bertscore", "mover_score": "moverscore", "sacre_bleu": "sacrebleu", "gleu": "google_bleu",
+    "nist": "nist_mt", "judge": "llm_judge", "rouge1": "rouge", "rouge2": "rouge", "rougel": "rouge",
+    "rougelsum": "rouge", "rouge_l": "rouge", "rouge_lsum": "rouge", "unbabel_comet": "comet", "bleurt_pytorch": "bleurt",
+}
+
+
+def metric_name(name: str) -> str:
+    """The registry name of metric ``name``: any case, ``-`` or ``_``, or an alias (:data:`METRIC_ALIASES`:
+    ``bert_score``, ``rougeL``, ``BLEU``). An :class:`~nlgmetrics.errors.OptionError` (a ``ValueError``) of one
+    line with the closest name otherwise."""
+    from nlgmetrics.errors import OptionError
+
+    if name in SPECS:
+        return name
+    key = str(name).strip().lower().replace("-", "_")
+    if key in SPECS:
+        return key
+    if key in METRIC_ALIASES:
+        return METRIC_ALIASES[key]
+    close = difflib.get_close_matches(key, [*SPECS, *METRIC_ALIASES], n=1, cutoff=0.6)
+    hint = f" Did you mean {METRIC_ALIASES.get(close[0], close[0])!r}?" if close else ""
+    raise OptionError(f"unknown metric {name!r}.{hint} Choose one of {', '.join(SPECS)}.")
+
+
 def get_spec(name: str) -> MetricSpec:
-    """The :class:`MetricSpec` of metric ``name`` (a ``ValueError`` naming the known metrics otherwise)."""
-    if name not in SPECS:
-        close = difflib.get_close_matches(str(name), list(SPECS), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown metric {name!r}.{hint} Choose one of {', '.join(SPECS)}.")
-    return SPECS[name]
+    """The :class:`MetricSpec` of metric ``name`` (any case or alias: :func:`metric_name`; a ``ValueError`` naming
+    the closest and the known metrics otherwise)."""
+    return SPECS[metric_name(name)]
 
 
 def score(

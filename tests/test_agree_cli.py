@@ -158,13 +158,17 @@ def test_bad_input(wmt):
 def test_plot_path_refuses_inputs_and_non_images(tmp_path):
     data = tmp_path / "scores.csv"
     data.write_text("system,item,human\n")
-    with pytest.raises(ValueError, match="must end in"):
+    with pytest.raises(ValueError, match="is an input file"):
+        check_plot_path(data, [data])
+    with pytest.raises(ValueError, match="a figure is written as .png, .pdf, .svg"):
         check_plot_path(data)
-    with pytest.raises(ValueError, match="one of the input files"):
+    with pytest.raises(ValueError, match="is an input file"):
         check_plot_path(tmp_path / "x.png", [tmp_path / "x.png"])
     (tmp_path / "notes.png").write_text("my notes")
-    with pytest.raises(ValueError, match="not an image"):
+    with pytest.raises(ValueError, match="is not a PNG image"):
         check_plot_path(tmp_path / "notes.png")
+    with pytest.raises(ValueError, match="does not exist; create it first"):
+        check_plot_path(tmp_path / "nodir" / "fig.png")
 
 
 def test_cli_wmt_da(capsys, tmp_path):
@@ -195,7 +199,7 @@ def test_cli_table_columns(capsys, tmp_path):
     (["-i", "wmt-da"], "needs --pair"),
     (["-i", "wmt-da", "--pair", "de-en", "-m", "blue"], "unknown metric 'blue'"),
     (["-i", "wmt-da", "--pair", "de-en", "--texts", str(MINI), "-m", "bleu", "--plot", str(MINI / "DA-seglevel.csv")],
-     "must end in"),
+     "is an input file of this command"),
     (["-i", "table", "--columns", "x"], "no column 'human'"),
 ])
 def test_cli_errors(capsys, argv, message):

@@ -46,6 +46,7 @@ def test_plot_alignment_option_writes_the_pairs_heatmap(files, tmp_path, capsys,
     pytest.importorskip("matplotlib")
     hyp, ref = files
     png = tmp_path / "plots" / f"{metric}.png"
+    png.parent.mkdir()  # an output's folder must exist (issue 33: checked before the work, never created by a typo)
     extra = ["-o", "model_type=minilm"] if metric == "bertscore" else []  # bertscore needs lang or model_type
     code = cli.main(["score", "-m", metric, "-p", hyp, "-r", ref, *extra, "--plot-alignment", str(png),
                      "--plot-index", "1"])
@@ -98,7 +99,7 @@ def test_baseline_refuses_what_it_did_not_write_before_any_work(tmp_path, monkey
     cases = [
         (["--out", str(notes)], "exists; pass --overwrite"),
         (["--out", str(notes), "--overwrite"], "is not a baseline file"),
-        (["--out", str(tmp_path)], "is a directory; pass a file path"),
+        (["--out", str(tmp_path)], "is a folder; pass a file name"),
         (["--lang", "../../../x"], "is not a language code"),
         (["--lang", "en/../../x"], "is not a language code"),
     ]

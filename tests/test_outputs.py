@@ -62,16 +62,23 @@ def test_plot_reports_the_path_it_wrote_and_replaces_its_own_image(files, tmp_pa
     assert _compare(files, "--plot", str(tmp_path / "fig.png")) == 0  # its own image may be replaced
 
 
-def test_plot_into_a_missing_folder_or_a_file_parent(files, tmp_path, capsys):
-    assert _compare(files, "--plot", str(tmp_path / "new" / "fig.png")) == 0  # missing folders are created
-    assert (tmp_path / "new" / "fig.png").read_bytes().startswith(PNG)
-    capsys.readouterr()
+def test_plot_into_a_missing_folder_or_a_file_parent_fails_before_the_work(files, tmp_path, capsys, monkeypatch):
+    """Issue 33: the folder is checked before any scoring (a typo fails at once, not after the run)."""
+    import nlgmetrics.comparison
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("compare ran before the output path was checked")
+
+    monkeypatch.setattr(nlgmetrics.comparison, "compare", no_work)
+    assert _compare(files, "--plot", str(tmp_path / "new" / "fig.png")) == 2
+    err = capsys.readouterr().err
+    assert f"the folder {tmp_path / 'new'} does not exist; create it first" in err and "Traceback" not in err
+    assert not (tmp_path / "new").exists()
     blocker = tmp_path / "blocker"
     blocker.write_text("x")
     assert _compare(files, "--plot", str(blocker / "fig.png")) == 2
-    captured = capsys.readouterr()
-    assert "cannot write the figure" in captured.err and "Traceback" not in captured.err
-    assert "Baseline: base.txt" in captured.out  # the computed table was printed before plotting
+    err = capsys.readouterr().err
+    assert f"{blocker} is a file, not a folder" in err and "Traceback" not in err and blocker.read_text() == "x"
 
 
 def test_report_and_plot_of_no_rows_are_clear_errors(tmp_path):

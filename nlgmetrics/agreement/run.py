@@ -278,20 +278,11 @@ def report(result: Mapping[str, Any], fmt: str = "table") -> str:
 
 
 def check_plot_path(path: str | Path, inputs: Sequence[str | Path] = ()) -> Path:
-    """An output figure path: an image suffix, not one of the input files, and not an existing non-image file."""
-    path = Path(path)
-    if path.suffix.lower() not in PLOT_SUFFIXES:
-        raise ValueError(f"plot path {path} must end in {', '.join(PLOT_SUFFIXES)}.")
-    if path.is_dir():
-        raise ValueError(f"plot path {path} is a folder; give a file name.")
-    resolved = path.resolve()
-    if any(Path(p).resolve() == resolved for p in inputs):
-        raise ValueError(f"plot path {path} is one of the input files; choose another name.")
-    if path.exists():
-        head = path.read_bytes()[:8]
-        if not (head.startswith(b"\x89PNG") or head.startswith(b"%PDF") or head.lstrip().startswith(b"<")):
-            raise ValueError(f"{path} exists and is not an image; refusing to replace it.")
-    return path
+    """An output figure path (:func:`nlgmetrics._outputs.figure_target`'s rule, suffixes ``PLOT_SUFFIXES``): not a
+    link, not an input file, its folder existing, an existing file only an image of its format."""
+    from nlgmetrics._outputs import figure_target
+
+    return figure_target(path, inputs=inputs, formats=tuple(s.lstrip(".") for s in PLOT_SUFFIXES))[0]
 
 
 def plot(result: Mapping[str, Any], path: str | Path, scatter: Mapping[str, Any] | None = None) -> Path:
@@ -347,6 +338,9 @@ def plot(result: Mapping[str, Any], path: str | Path, scatter: Mapping[str, Any]
     figure.text(0.01, 0.01, "dot: value; bar: 95% bootstrap interval over items; colour: significance cluster "
                             "(blue = 1, best)", fontsize=7)
     figure.tight_layout(rect=(0, 0.04, 1, 1))
-    figure.savefig(path, dpi=130)
-    plt.close(figure)
-    return path
+    from nlgmetrics._outputs import save_figure
+
+    try:
+        return save_figure(figure, path, formats=tuple(s.lstrip(".") for s in PLOT_SUFFIXES), dpi=130)
+    finally:
+        plt.close(figure)

@@ -8,8 +8,11 @@ evaluate takes the first ``EvaluationModule`` subclass in the script's namespace
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import functools
 import inspect
+import os
+import re
 import threading
 from collections.abc import Collection
 from typing import Any
@@ -93,6 +96,16 @@ def compute_options(module_class: type) -> tuple[str, ...]:
     return tuple(p.name for p in parameters if p.name not in ("predictions", "references"))
 
 
+def cache_folder_name(config_name: str) -> str:
+    """``config_name`` as one folder name inside evaluate's cache: unchanged when it is one already (HF's layout),
+    else its last part made safe plus a digest of the whole (a path such as ``/models/comet`` or ``../x``)."""
+    name = str(config_name)
+    if name not in ("", ".", "..") and not any(sep in name for sep in ("/", "\\", os.sep)) and ":" not in name:
+        return name
+    last = re.sub(r"[^\w.-]+", "_", re.split(r"[/\\:]", name.rstrip("/\\"))[-1]).strip("._") or "config"
+    return f"{last}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
 class NLGMetric(evaluate.Metric):
     """Base of the nlgmetrics evaluate modules.
 
@@ -122,6 +135,14 @@ class NLGMetric(evaluate.Metric):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._module_lock = threading.RLock()
+
+    def _build_data_dir(self) -> str:
+        """evaluate's cache folder ``cache_dir/name/config_name``, with ``config_name`` made a plain folder name
+        (:func:`cache_folder_name`): a checkpoint path given as config name (``evaluate.load("comet", "/ckpt")``)
+        would otherwise make ``os.path.join`` put the Arrow file and its lock into the user's checkpoint folder."""
+        folder = os.path.join(self._data_dir_root, self.name, cache_folder_name(self.config_name))
+        os.makedirs(folder, exist_ok=True)
+        return folder
 
     def __getstate__(self) -> dict:  # a lock cannot be pickled (datasets/multiprocess pickle modules)
         state = self.__dict__.copy()

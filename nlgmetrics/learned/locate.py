@@ -10,13 +10,11 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
+from nlgmetrics.errors import CheckpointError
+
 #: ``layout(folder)``: None when ``folder`` holds what the metric reads, else what is wrong, worded to follow the
 #: folder's name ("has no config.json", "is not a COMET checkpoint folder: ...").
 Layout = Callable[[Path], "str | None"]
-
-
-class CheckpointError(ValueError):
-    """A path that is not a checkpoint, or a checkpoint that cannot be found or read; the message says what to pass."""
 
 
 def hub_offline() -> bool:

@@ -102,14 +102,30 @@ def read_baseline(path: str | Path) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.float32)
 
 
+def _is_baseline(path: Path) -> bool:
+    try:
+        read_baseline(path)
+    except ValueError:
+        return False
+    return True
+
+
+def baseline_target(path: str | Path, *, make_parents: bool = False) -> Path:
+    """Where a baseline may be written (:mod:`nlgmetrics._outputs`' rule): never a link or a folder, its folder
+    existing (created for the default location, ``make_parents``), an existing file only a baseline file."""
+    from nlgmetrics._outputs import output_target
+
+    return output_target(path, replaceable=_is_baseline, make_parents=make_parents, what="baseline file",
+                         refusal=f"{path} exists and is not a baseline file (LAYER,P,R,F); nlgmetrics replaces only "
+                                 "baseline files: choose another path.")
+
+
 def write_baseline(path: str | Path, table: torch.Tensor) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write("LAYER,P,R,F\n")
-        for layer, (p, r, f) in enumerate(table.tolist()):
-            handle.write(f"{layer},{p:.8g},{r:.8g},{f:.8g}\n")
-    return path
+    """Write ``table`` as a baseline file (LAYER,P,R,F), atomically, by :func:`baseline_target`'s rule."""
+    from nlgmetrics._outputs import write_atomic
+
+    lines = ["LAYER,P,R,F"] + [f"{layer},{p:.8g},{r:.8g},{f:.8g}" for layer, (p, r, f) in enumerate(table.tolist())]
+    return write_atomic(baseline_target(path), "\n".join(lines) + "\n", what="baseline file")
 
 
 def check_lang(lang: str) -> str:
@@ -159,6 +175,10 @@ def compute_baseline(
         raise ValueError(f"pairs must be a positive integer (random sentence pairs to average over; bert_score used "
                          f"100000), got {pairs!r}.")
     check_batch_size(batch_size)
+    if out is None and lang is not None:
+        out = baseline_target(default_baseline_path(lang, model_type), make_parents=True)
+    elif out is not None:
+        out = baseline_target(out)  # checked before any work
     unique = list(dict.fromkeys(s.strip() for s in sentences if isinstance(s, str) and s.strip()))
     if len(unique) < 2:
         raise ValueError("a baseline needs at least two distinct non-empty sentences.")
@@ -169,8 +189,6 @@ def compute_baseline(
                         verbose=verbose)
     scores = scorer.score_pairs(hyps, refs, None)  # (L + 1, n, 3)
     table = scores.double().mean(dim=1).float()
-    if out is None and lang is not None:
-        out = default_baseline_path(lang, model_type)
     if out is not None:
         write_baseline(out, table)
     return table

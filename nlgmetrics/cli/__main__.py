@@ -1,0 +1,5 @@
+import sys
+
+from nlgmetrics.cli import main
+
+sys.exit(main())

@@ -1,0 +1,91 @@
+"""A score result as a table, JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from typing import Any
+
+
+def _json_ready(value: Any, where: str, non_finite: list[str]) -> Any:
+    """``value`` with numpy scalars/arrays as Python numbers and non-finite floats as None (their keys noted)."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, float) and not math.isfinite(value):
+        non_finite.append(where)
+        return None
+    if isinstance(value, dict):
+        return {k: _json_ready(v, f"{where}.{k}" if where else str(k), non_finite) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v, f"{where}[{i}]", non_finite) for i, v in enumerate(value)]
+    return value
+
+
+def scalar_items(result: dict) -> list[tuple[str, Any]]:
+    """The result's entries that fit a table cell: numbers and strings, short number lists joined."""
+    items = []
+    for key, value in result.items():
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            items.append((key, value))
+        elif isinstance(value, list) and 0 < len(value) <= 9 and all(isinstance(v, (int, float)) for v in value):
+            items.append((key, "/".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in value)))
+    return items
+
+
+def per_example_means(metric: str, result: dict) -> dict[str, float]:
+    """The mean of each per-example list of ``result`` (the keys the metric's spec declares per example, or every
+    numeric list for a metric whose per-example results are lists, e.g. ROUGE without aggregation)."""
+    from nlgmetrics.registry import SPECS
+
+    spec = SPECS.get(metric)
+    if spec is None:
+        return {}
+    means = {}
+    for key, value in result.items():
+        if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+            value = value.tolist()
+        if not (key in spec.per_example or spec.per_example_lists) or not isinstance(value, list) or not value:
+            continue
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            means[key] = math.fsum(value) / len(value)
+    return means
+
+
+def format_result(metric: str, result: dict, fmt: str) -> str:
+    """``result`` as a table (scalars, short number lists, and the mean of every per-example list), JSON or CSV (the
+    whole result, plus ``mean``: the per-example means, :func:`per_example_means`)."""
+    means = per_example_means(metric, result)
+    if means and fmt in ("json", "csv"):
+        result = {**result, ("mean" if "mean" not in result else "means"): means}
+    if fmt == "json":
+        non_finite: list[str] = []
+        ready = _json_ready({"metric": metric, **result}, "", non_finite)
+        if non_finite:
+            shown = ", ".join(non_finite[:5]) + (f" and {len(non_finite) - 5} more" if len(non_finite) > 5 else "")
+            print(f"nlgmetrics: warning: {shown} not a finite number; written as null (JSON has no NaN or "
+                  "Infinity)", file=sys.stderr)
+        return json.dumps(ready, indent=1, ensure_ascii=False, allow_nan=False)
+    if fmt == "csv":
+        rows = [["metric", "key", "value"]]
+        for key, value in result.items():
+            if isinstance(value, list):
+                rows += [[metric, f"{key}[{i}]", v] for i, v in enumerate(value)]
+            elif isinstance(value, dict):
+                rows += [[metric, f"{key}.{k}", v] for k, v in value.items()]
+            else:
+                rows.append([metric, key, value])
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        return buffer.getvalue().rstrip("\n")
+    items = [(f"{key} (mean of {len(result[key])})" if key in means else key, value)
+             for key, value in scalar_items({k: (means[k] if k in means else v) for k, v in result.items()})]
+    width = max((len(key) for key, _ in items), default=0)
+    lines = [f"{metric}"]
+    for key, value in items:
+        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+        lines.append(f"  {key:<{width}}  {shown}")
+    return "\n".join(lines)
+

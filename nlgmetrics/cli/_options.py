@@ -1,0 +1,134 @@
+"""``-o key=value``: a metric option read by the type the metric's compute function declares for it."""
+
+from __future__ import annotations
+
+import collections.abc
+import json
+import types
+import typing
+from typing import Any
+
+from nlgmetrics.cli._boundary import CLIError
+from nlgmetrics.cli._common import _INT
+from nlgmetrics.registry import get_spec, unknown_option_message
+
+_TRUE, _FALSE, _NONE = {"true", "yes", "1"}, {"false", "no", "0"}, {"none", "null"}
+_SEQUENCES = (list, tuple, set, frozenset, collections.abc.Sequence, collections.abc.Iterable,
+              collections.abc.Collection, collections.abc.Set)
+_MAPPINGS = (dict, collections.abc.Mapping)
+
+
+class _Mismatch(ValueError):
+    """``raw`` cannot be read as the declared type; the argument says what is expected."""
+
+
+def option_types(metric: str) -> dict[str, Any]:
+    """Each option of ``metric`` with its declared type (its spec's :meth:`~nlgmetrics.registry.MetricSpec.option_types`:
+    the compute function's annotations, aliases included; key ``"**"`` when it takes ``**options``)."""
+    return get_spec(metric).option_types()
+
+
+def _describe(tp: Any) -> str:
+    origin = typing.get_origin(tp) or tp
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(dict.fromkeys(_describe(arg) for arg in typing.get_args(tp)))
+    if tp is type(None):
+        return "none"
+    if tp is bool:
+        return "true or false (also yes/no, 1/0)"
+    if tp is int:
+        return "an integer"
+    if tp is float:
+        return "a number"
+    if tp is str:
+        return "text"
+    if origin in _MAPPINGS:
+        return "a JSON object such as '{\"a\": 1}'"
+    if origin in _SEQUENCES:
+        return "a JSON list such as '[\"a\", \"b\"]'"
+    if origin is collections.abc.Callable:
+        return "a Python function (not settable from the command line; use the Python API)"
+    return "a JSON value or text"
+
+
+def _json_or_text(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _convert(tp: Any, raw: str) -> Any:
+    """``raw`` read as type ``tp``; :class:`_Mismatch` when it is not one."""
+    origin = typing.get_origin(tp) or tp
+    word = raw.strip().lower()
+    if tp is Any or tp is object:
+        return _json_or_text(raw)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if type(None) in args and word in _NONE:
+            return None
+        rank = {bool: 0, int: 1, float: 2, str: 9}  # specific readings first, text last
+        for arg in sorted((a for a in args if a is not type(None)), key=lambda a: rank.get(a, 5)):
+            try:
+                return _convert(arg, raw)
+            except _Mismatch:
+                continue
+        raise _Mismatch(_describe(tp))
+    if tp is type(None):
+        if word in _NONE:
+            return None
+    elif tp is bool:
+        if word in _TRUE or word in _FALSE:
+            return word in _TRUE
+    elif tp is int:
+        if _INT.match(raw.strip()):
+            return int(raw)
+    elif tp is float:
+        try:
+            return float(raw)
+        except ValueError:
+            pass
+    elif tp is str:
+        return raw
+    elif origin in _MAPPINGS or origin in _SEQUENCES:
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = None
+        if origin in _MAPPINGS and isinstance(value, dict):
+            return value
+        if origin in _SEQUENCES and isinstance(value, list):
+            return tuple(value) if origin is tuple else value
+    elif origin is collections.abc.Callable:
+        pass
+    else:
+        return _json_or_text(raw)
+    raise _Mismatch(_describe(tp))
+
+
+def coerce_option(metric: str, key: str, raw: str) -> Any:
+    """The value of ``-o key=raw`` for ``metric``, read as the type the metric declares for ``key``.
+
+    bool: true/false, yes/no, 1/0 (any case); int and float: checked; ``X | None``: also none/null; lists and
+    mappings: JSON; str: as given; undeclared (``Any``): JSON when it parses, else text. :class:`CLIError` naming
+    the option and the expected type otherwise, or the closest option name for an unknown one.
+    """
+    declared = option_types(metric)
+    if key not in declared:
+        if "**" in declared:
+            return _json_or_text(raw)
+        raise CLIError(f"-o {key}=...: {unknown_option_message(metric, [key], sorted(declared))}")
+    try:
+        return _convert(declared[key], raw)
+    except _Mismatch as exc:
+        raise CLIError(f"-o {key}={raw}: option {key!r} of {metric} takes {exc}, not {raw!r}") from None
+
+
+def parse_option(item: str) -> tuple[str, str]:
+    """``key=value`` split (dashes in the key become underscores); the value stays text."""
+    key, sep, raw = item.partition("=")
+    if not sep or not key:
+        raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o lowercase=true")
+    return key.strip().replace("-", "_"), raw
+

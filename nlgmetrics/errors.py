@@ -1,0 +1,59 @@
+"""The project's error classes: what library code raises when the user can fix something.
+
+Rule: the message is one sentence (no newline) naming the problem, the file, URL or option concerned, and the fix.
+Each class also subclasses the built-in error callers caught before it existed (``ValueError``, ``OSError``,
+``ImportError``), so ``except ValueError`` keeps working. The command line prints any of them as one line, exit 2
+(:mod:`nlgmetrics.cli._boundary`); the Python API lets them propagate.
+
+    NlgmetricsError
+    ├── InputError (ValueError)          an input file, record or argument; OptionError: a metric option
+    │   └── LimitError                   a user-set size above its bound (resamples, k, retries, shapes)
+    ├── CheckpointError (ValueError)     a model checkpoint: missing, truncated, a pickle, hparams not matching weights
+    ├── ServerError (ValueError)         a remote server (LLM judge, Hub) unreachable or answering something unusable
+    ├── OutputError (ValueError)         an output path refused (a link, an input, a missing folder) or not writable
+    ├── CacheError (OSError)             a cache file read-only, locked or corrupted
+    └── MissingExtraError (ImportError)  an optional extra not installed (the message names the pip line)
+"""
+
+from __future__ import annotations
+
+
+class NlgmetricsError(Exception):
+    """Base class: something the user can fix; the message says what and how."""
+
+
+class InputError(NlgmetricsError, ValueError):
+    """An input file, record or argument is invalid (the message names it, with a line number for records)."""
+
+
+class OptionError(InputError):
+    """A metric or command-line option has an unknown name or a value of the wrong kind."""
+
+
+class LimitError(InputError):
+    """A user-set size (resamples x segments, ``k``, retries, tokens, hparams shapes) is above its bound."""
+
+
+class CheckpointError(NlgmetricsError, ValueError):
+    """A checkpoint that cannot be found or used: not a folder, missing files, truncated or pickled weights,
+    hparams/config that do not match the weights."""
+
+
+class ServerError(NlgmetricsError, ValueError):
+    """A server (an OpenAI-compatible judge, the Hugging Face Hub) cannot be reached or answered something unusable."""
+
+
+class OutputError(NlgmetricsError, ValueError):
+    """An output path is refused (a link, an input file, a folder, a missing folder) or cannot be written."""
+
+
+class CacheError(NlgmetricsError, OSError):
+    """A cache file (the judge cache, the embedding cache) is read-only, locked or corrupted."""
+
+
+class MissingExtraError(NlgmetricsError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+
+__all__ = ["CacheError", "CheckpointError", "InputError", "LimitError", "MissingExtraError", "NlgmetricsError",
+           "OptionError", "OutputError", "ServerError"]

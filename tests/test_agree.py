@@ -232,3 +232,33 @@ def test_bad_input():
     for k in (0, A.MAX_DRAWS + 1, 2.5, True):
         with pytest.raises(ValueError, match="integer from 1 to 100,000"):
             A.permutation_test(np.arange(5.0), np.arange(5.0), np.arange(5.0) ** 2, k=k)
+
+
+def test_a_constant_metric_is_tested_where_its_statistic_is_defined():
+    """accuracy, kendall_like and acc_eq are defined for a constant metric (every pair a metric tie): it is ranked,
+    not an error; for the correlations it is undefined and left out of the clusters."""
+    rng = np.random.default_rng(11)
+    human = np.round(rng.normal(size=(4, 30)) * 20 + 50)
+    metrics = {"good": human + 10 * rng.normal(size=human.shape), "flat": np.ones_like(human)}
+    for statistic in ("accuracy", "kendall_like", "acc_eq"):
+        names, results, pvalues, ranks = A.significance_clusters(human, metrics, statistic, "item", k=100, seed=1)
+        assert names == ["good", "flat"] and ranks == [1, 2] and pvalues[0, 1] == 0.0
+        # all metric ties: accuracy = the share of pairs humans tie (per item, averaged); DARR: every pair missed
+        ties = np.mean([np.mean([a == b for k, a in enumerate(col) for b in col[k + 1 :]]) for col in human.T])
+        assert results[1].value == pytest.approx(-1.0 if statistic == "kendall_like" else ties, abs=1e-12)
+    names, results, _, ranks = A.significance_clusters(human, metrics, "pearson", k=100, seed=1)
+    assert names == ["good", "flat"] and ranks == [1, None] and results[1].value is None
+
+
+def test_agree_cli_reports_a_constant_column_per_metric(tmp_path, capsys):
+    from nlgmetrics.cli import main
+
+    rows = ["system,item,human,m,flat"] + [f"s{s},{i},{(s * 7 + i * 3) % 11},{(s * 7 + i * 3) % 11 + (i % 2)},1"
+                                             for s in range(3) for i in range(12)]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    for statistic in ("accuracy", "pearson"):
+        assert main(["agree", str(tmp_path / "t.csv"), "--columns", "m", "flat", "-s", statistic,
+                     "--n-resamples", "50", "-f", "json"]) == 0
+        result = json.loads(capsys.readouterr().out)
+        flat = next(row for row in result["rows"] if row["metric"] == "flat")
+        assert (flat["value"] is None) == (statistic == "pearson")

@@ -63,16 +63,25 @@ def test_system_level_pairwise_accuracy_equals_agreement():
         assert A.correlation(human, metric, "accuracy").value == pytest.approx(case["value"], abs=1e-15)
 
 
-@pytest.mark.parametrize("case", cases("permutation"),
-                         ids=lambda c: "-".join(c[k] for k in ("dataset", "metric_a", "metric_b", "statistic",
-                                                               "average_by")))
+def _permutation_id(case: dict) -> str:
+    return "-".join(case[k] for k in ("dataset", "metric_a", "metric_b", "statistic", "average_by"))
+
+
+# Draws whose difference equals the observed one in exact arithmetic, which mt-metrics-eval's floating-point sums
+# put just below it (so it does not count them) and we count (TIE_TOLERANCE). Draw 56 of this case: -23/1200 both,
+# mt-metrics-eval's incremental tau sums give -0.019166666666666554 for the draw and -0.019166666666666388 observed.
+FLOAT_TIES = {"synthetic-coarse-partly_constant-acc_eq-item": 1}
+
+
+@pytest.mark.parametrize("case", cases("permutation"), ids=_permutation_id)
 def test_permutation_test_equals_mt_metrics_eval(case):
     """Same seed, same draws: the p-value, the observed difference and the draws used (early stopping) agree."""
     data = oracle()["datasets"][case["dataset"]]
     p, delta, draws = A.permutation_test(
         data["human"], data["metrics"][case["metric_a"]], data["metrics"][case["metric_b"]], case["statistic"],
         case["average_by"], k=case["k"], seed=case["seed"], params=A.PermutationParams(block_size=case["block_size"]))
-    assert p == case["p_value"]
+    exact_ties = FLOAT_TIES.get(_permutation_id(case), 0)
+    assert round(p * draws) == round(case["p_value"] * case["draws"]) + exact_ties
     assert delta == pytest.approx(case["delta"], abs=1e-12)
     assert draws == case["draws"]
 

@@ -3,8 +3,8 @@
 Human scores come from :mod:`nlgmetrics.agreement.records` (a :class:`Judgments`); metric scores are given with them
 (columns, mt-metrics-eval score files) or computed here by metric name through the registry on the judged texts
 (each text scored once; embedding metrics share the engine's cache). The statistics, intervals and tests are
-:mod:`nlgmetrics.agreement.statistics`'s. At system level a system's human score is the mean of its judged segments and its
-metric score the mean of the metric over the same segments.
+:mod:`nlgmetrics.agreement.statistics`'s. At system level a system's human score is the mean of its judged segments
+and its metric score the mean of the metric over the same segments.
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ as reaching the observed difference within :data:`TIE_TOLERANCE` (mt-metrics-eva
 arithmetic, so draws equal to the observation tie exactly there; here they tie up to rounding), and Pearson on two
 cells is exactly +-1 (scipy's value). A draw that ties the observation in exact arithmetic but not in
 mt-metrics-eval's floating-point sums (its ``acc_eq`` keeps a running sum) is counted here and not there: one
-draw in 100 in one of the oracle's cases (p 0.72 vs 0.71). A constant metric z-scores to zeros where its statistic is defined
-(``accuracy``, ``kendall_like``, ``acc_eq``; mt-metrics-eval: NaN).
+draw in 100 in one of the oracle's cases (p 0.72 vs 0.71). A constant metric z-scores to zeros where its statistic
+is defined (``accuracy``, ``kendall_like``, ``acc_eq``; mt-metrics-eval: NaN).
 
 Where this differs from mt-metrics-eval, on purpose: an undefined statistic is None with a reason (mt-metrics-eval:
 0 or NaN); ``acc_eq`` searches every pair (``sample_rate=1``; exact ties between thresholds go to the smallest);

@@ -14,8 +14,9 @@ Smoothing (Chen & Cherry 2014): ``exp`` (mteval-v13a, corpus default): the k-th 
 1 / (2^k total_n); ``floor``: zero precisions become smooth_value / total_n (0.1); ``add-k``: k is added to correct
 and total for n > 1 (1); ``none``; ours, not sacrebleu's: ``add-one``, smooth_value (1) added to correct and total
 for every order, unigrams included: BLEU+1 (Lin & Och 2004), the SentBLEU of the WMT metrics tasks (WMT17's
-published SentBLEU correlations are BLEU+1's; a segment without any match still scores above 0). ``effective_order`` stops at the highest order with any n-gram (use it for
-sentence BLEU). If no n-gram matches at all the score is 0.
+published SentBLEU correlations are BLEU+1's; a segment without any match still scores above 0).
+``effective_order`` stops at the highest order with any n-gram (use it for sentence BLEU). If no n-gram matches at
+all the score is 0 (except with ``add-one``).
 
 tensorflow-nmt (Hugging Face evaluate's ``bleu`` module; the HF keys of :func:`compute_bleu`), in 0-1::
 

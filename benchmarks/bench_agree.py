@@ -25,7 +25,7 @@ import numpy as np
 import scipy.stats
 
 from benchmarks.mtme_oracle import SEED, load_mtme
-from nlgmetrics import agreement as A
+from nlgmetrics.agreement import statistics as A
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

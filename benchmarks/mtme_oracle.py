@@ -30,7 +30,7 @@ import numpy as np
 import scipy.stats
 
 from benchmarks.common import DEFAULT_DATA
-from nlgmetrics.agreement_io import read_wmt_da
+from nlgmetrics.agreement.records import read_wmt_da
 from nlgmetrics.registry import get_metric
 
 SEED = 12345
@@ -149,7 +149,23 @@ def main() -> int:
                 agree, pairs = stats.Agreement(c.gold_scores, c.metric_scores)
                 cases.append({"kind": "agreement", "dataset": name, "metric": metric, "value": float(agree / pairs)})
 
+    # mt-metrics-eval's own unit-test data (stats_test.PermutationSigDiffTest): 4 systems x 2 items, so by system
+    # every group has two cells, whose Pearson scipy gives as exactly +-1
+    datasets["mtme-test"] = {
+        "systems": [f"sys{k}" for k in range(4)], "items": ["0", "1"], "threshold": 25.0,
+        "human": np.array([1, 2, 3, 4, 5, 5, 7, 8], dtype=float).reshape(4, 2),
+        "metrics": {"metric1": np.array([1, 2, 3, 3, 7, 3, 5, 5], dtype=float).reshape(4, 2),
+                    "metric2": np.array([2, 1, 2, 6, 8, 8, 7, 6], dtype=float).reshape(4, 2)}}
     permutations = [
+        ("mtme-test", "metric1", "metric2", "pearson", "sys", 1000, 1000),
+        ("mtme-test", "metric1", "metric2", "pearson", "item", 1000, 1000),
+        ("wmt17-cs-en", "chrf", "sentbleu", "accuracy", "item", 1000, 1000, 777),
+        ("synthetic", "coarse", "fine", "accuracy", "sys", 300, 100),
+        ("mtme-test", "metric1", "metric2", "acc_eq", "item", 10, 10),
+        ("synthetic-full", "coarse", "fine", "acc_eq", "item", 100, 100),
+        ("synthetic", "coarse", "partly_constant", "acc_eq", "item", 100, 100),  # 10% of human scores missing
+        ("synthetic", "coarse", "partly_constant", "acc_eq", "none", 100, 100),
+        ("synthetic-full", "coarse", "partly_constant", "acc_eq", "none", 100, 100),
         ("wmt17-de-en", "sentbleu", "chrf", "pearson", "none", 1000, 1000),
         ("wmt17-de-en", "length", "sentbleu", "pearson", "none", 1000, 1000),
         ("wmt17-cs-en", "chrf", "sentbleu", "spearman", "none", 300, 100),
@@ -160,13 +176,18 @@ def main() -> int:
         ("synthetic", "coarse", "fine", "spearman", "sys", 300, 1000),
         ("synthetic", "coarse", "partly_constant", "pearson", "item", 300, 1000),
     ]
-    for name, first, second, stat, average, k, block in permutations:
-        np.random.seed(SEED)
+    tests = {**{s: (f, {}) for s, f in functions.items()},
+             "accuracy": (stats.KendallVariants, {"variant": "acc23"}),
+             "acc_eq": (stats.KendallWithTiesOpt, {"variant": "acc23", "sample_rate": 1.0})}
+    for name, first, second, stat, average, k, block, *seed in permutations:
+        seed = seed[0] if seed else SEED
+        np.random.seed(seed)
+        function, extra = tests[stat]
         p, delta, used, _ = stats.PermutationSigDiff(
-            corr(name, first), corr(name, second), functions[stat], average, k,
-            stats.PermutationSigDiffParams(block_size=block))
+            corr(name, first), corr(name, second), function, average, k,
+            stats.PermutationSigDiffParams(block_size=block), **extra)
         cases.append({"kind": "permutation", "dataset": name, "metric_a": first, "metric_b": second,
-                      "statistic": stat, "average_by": average, "k": k, "block_size": block, "seed": SEED,
+                      "statistic": stat, "average_by": average, "k": k, "block_size": block, "seed": seed,
                       "p_value": float(p), "delta": float(delta), "draws": int(used)})
 
     for first, second in [("fine", "coarse"), ("noise", "fine")]:

@@ -145,7 +145,7 @@ def agree_report(data: Path, pairs: list[str]) -> int:
     import io
 
     from nlgmetrics.cli import main as cli
-    from nlgmetrics.human_agreement import report
+    from nlgmetrics.agreement import report
 
     RESULTS.mkdir(exist_ok=True)
     argv = agree_command(data, pairs, RESULTS / "agree-wmt17.png")

@@ -3,7 +3,7 @@
 Every algorithm lives once in this package; the Hugging Face ``evaluate`` modules under ``metrics/``, the CLI and the
 framework adapters are thin layers over it. Entry points per metric are declared in :mod:`nlgmetrics.registry`;
 ``from nlgmetrics import compare`` runs paired significance tests between systems (:mod:`nlgmetrics.comparison`);
-``from nlgmetrics import agree`` measures metrics' agreement with human judgments (:mod:`nlgmetrics.human_agreement`).
+``from nlgmetrics import agree`` measures metrics' agreement with human judgments (:mod:`nlgmetrics.agreement`).
 """
 
 from typing import Any
@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
 
         return compare
     if name == "agree":
-        from nlgmetrics.human_agreement import agree
+        from nlgmetrics.agreement import agree
 
         return agree
     raise AttributeError(f"module 'nlgmetrics' has no attribute {name!r}")

@@ -12,11 +12,11 @@ import sacrebleu
 import scipy.stats
 
 from nlgmetrics import agree
-from nlgmetrics import agreement as A
-from nlgmetrics.agreement_io import (Judgments, read_annotations, read_mtme, read_mtme_folder, read_table,
+from nlgmetrics.agreement import statistics as A
+from nlgmetrics.agreement.records import (Judgments, read_annotations, read_mtme, read_mtme_folder, read_table,
                                       read_wmt_da)
 from nlgmetrics.cli import main
-from nlgmetrics.human_agreement import check_plot_path, merge, report
+from nlgmetrics.agreement import check_plot_path, merge, report
 
 pytestmark = pytest.mark.filterwarnings("ignore:100 or more predictions end in a tokenized period")
 MINI = Path(__file__).parent / "data" / "wmt17_da_mini"

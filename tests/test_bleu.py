@@ -172,7 +172,7 @@ def test_bad_input_raises_named_errors(predictions, references, error, match):
 
 @pytest.mark.parametrize(
     "options, match",
-    [({"tokenize": "moses"}, "unknown tokenize"), ({"smooth_method": "add-one"}, "unknown smooth_method"),
+    [({"tokenize": "moses"}, "unknown tokenize"), ({"smooth_method": "add-two"}, "unknown smooth_method"),
      ({"max_ngram_order": 0}, "max_ngram_order"), ({"smooth_value": -1, "smooth_method": "floor"}, "smooth_value"),
      ({"smooth_value": math.inf, "smooth_method": "floor"}, "finite"),
      ({"smooth_value": math.nan, "smooth_method": "add-k"}, "finite")],

@@ -56,8 +56,10 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
                                "draw (on long vectors, lower --k or use --average item)")
     agreeing.add_argument("--average", choices=["none", "item", "sys"], default="none",
                           help="segment level: one vector (none), per item or per system, averaged")
-    agreeing.add_argument("--n-resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
-    agreeing.add_argument("--k", type=int, default=1000, help="permutation draws per metric pair (0: no clusters)")
+    agreeing.add_argument("--n-resamples", type=int, default=1000,
+                          help="bootstrap resamples (0: no intervals; at most 100,000; drawn in chunks)")
+    agreeing.add_argument("--k", type=int, default=1000,
+                          help="permutation draws per metric pair (0: no clusters; at most 100,000; drawn in chunks)")
     agreeing.add_argument("--seed", default="12345", help="random seed (default 12345; 'none': OS)")
     agreeing.add_argument("--alpha", type=float, default=0.05, help="significance level of the clusters")
     agreeing.add_argument("--threshold", type=float, default=25.0, help="kendall_like: DARR's minimum human difference")
@@ -72,9 +74,9 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    """Agreement of metrics with human judgments (nlgmetrics.human_agreement)."""
-    from nlgmetrics import agreement_io as io_
-    from nlgmetrics.human_agreement import agree, merge, plot, report
+    """Agreement of metrics with human judgments (nlgmetrics.agreement)."""
+    from nlgmetrics.agreement import records as io_
+    from nlgmetrics.agreement import agree, merge, plot, report
 
     metrics = resolve_metrics(args.metrics)
     metric_options: dict[str, dict[str, Any]] = {}

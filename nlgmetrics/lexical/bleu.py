@@ -12,8 +12,11 @@ sacrebleu 2.6 (:func:`compute_sacrebleu`, and the ``score`` keys of :func:`compu
 
 Smoothing (Chen & Cherry 2014): ``exp`` (mteval-v13a, corpus default): the k-th zero precision becomes
 1 / (2^k total_n); ``floor``: zero precisions become smooth_value / total_n (0.1); ``add-k``: k is added to correct
-and total for n > 1 (1); ``none``. ``effective_order`` stops at the highest order with any n-gram (use it for
-sentence BLEU). If no n-gram matches at all the score is 0.
+and total for n > 1 (1); ``none``; ours, not sacrebleu's: ``add-one``, smooth_value (1) added to correct and total
+for every order, unigrams included: BLEU+1 (Lin & Och 2004), the SentBLEU of the WMT metrics tasks (WMT17's
+published SentBLEU correlations are BLEU+1's; a segment without any match still scores above 0).
+``effective_order`` stops at the highest order with any n-gram (use it for sentence BLEU). If no n-gram matches at
+all the score is 0 (except with ``add-one``).
 
 tensorflow-nmt (Hugging Face evaluate's ``bleu`` module; the HF keys of :func:`compute_bleu`), in 0-1::
 
@@ -63,7 +66,7 @@ from nlgmetrics.text.tokenizers import (
     tokenize_13a_batch,
 )
 
-SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None, "add-one": 1}
 REFERENCE_CACHE_SIZE = 2**17
 MAX_SMOOTH_VALUE = 1e6  # keeps every score finite, float32 resampling (compare) included
 
@@ -260,12 +263,13 @@ class BLEU:
         if sys_len < ref_len:
             bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
         precisions = [0.0] * order
-        if not any(correct):
+        add_one = self.smooth_method == "add-one"
+        if not any(correct) and not add_one:
             return BLEUScore(0.0, correct, totals, precisions, bp, sys_len, ref_len)
 
         used_orders, zero_precisions = order, 0
         for n in range(order):
-            if self.smooth_method == "add-k" and n > 0:
+            if (self.smooth_method == "add-k" and n > 0) or add_one:
                 correct[n] += self._smooth
                 totals[n] += self._smooth
             if totals[n] == 0:
@@ -335,6 +339,7 @@ def _sacrebleu_keys(
     sentence_effective_order: bool,
     n_bootstrap: int,
     seed: int | None,
+    sentence_bleu: BLEU | None = None,
 ) -> dict:
     """sacrebleu's result keys (``precisions`` 0-100) for per-segment ``stats``, with signature and extras."""
     result = bleu.score_from_statistics(stats.sum(axis=0))
@@ -343,7 +348,8 @@ def _sacrebleu_keys(
     out = {"score": result.score, "counts": result.counts, "totals": result.totals, "precisions": result.precisions,
            "bp": result.bp, "sys_len": result.sys_len, "ref_len": result.ref_len}
     if sentence_scores:
-        out["scores"] = [bleu.score_from_statistics(row, sentence_effective_order).score for row in stats]
+        sentence = sentence_bleu or bleu
+        out["scores"] = [sentence.score_from_statistics(row, sentence_effective_order).score for row in stats]
     if n_bootstrap:
         samples = bootstrap_corpus_scores(stats, lambda s: bleu.score_from_statistics(s).score, n_bootstrap, seed,
                                           float32=True)  # sacrebleu's corpus_score(n_bootstrap=...), exactly
@@ -379,7 +385,8 @@ def compute_bleu(
     sacrebleu's keys for the same tokens and ``max_order`` (closest reference length, ``smooth_method`` /
     ``smooth_value`` / ``effective_order``): ``score`` (0-100), ``counts``, ``totals``, ``sys_len``, ``ref_len``,
     ``signature``. With ``sentence_scores=True``, ``scores`` holds each example's sentence BLEU (0-100, as
-    ``sacrebleu.sentence_bleu`` with ``sentence_effective_order``). With ``n_bootstrap`` >= 2, ``score_mean``,
+    ``sacrebleu.sentence_bleu`` with ``sentence_effective_order``; with ``smooth=True``, BLEU+1: add-one on every
+    order, as ``smooth`` does for ``bleu`` and as WMT's SentBLEU). With ``n_bootstrap`` >= 2, ``score_mean``,
     ``score_ci`` (half-width of the 95% interval), ``score_low`` and ``score_high`` come from a seeded bootstrap over
     segments (sacrebleu's resampling). On one reference per example the two ``bleu`` values agree to 1e-15 on
     corpora where every order has a match; :func:`compute_sacrebleu` gives sacrebleu's numbers under its own names.
@@ -387,9 +394,16 @@ def compute_bleu(
     preds, refs = check_pairs(predictions, references)
     bleu = BLEU(tokenizer, lowercase, smooth_method, smooth_value, check_max_order(max_order, "max_order"),
                 effective_order)
+    sentence = None
+    if smooth and sentence_scores:  # HF's smooth (add-one on every order) applies to the segment scores too: BLEU+1
+        if smooth_method not in ("exp", "add-one"):
+            raise ValueError(f"smooth=True (add-one on every order, BLEU+1) and smooth_method={smooth_method!r} "
+                             "disagree for the sentence scores: give one of them.")
+        sentence = BLEU(tokenizer, lowercase, "add-one", None, bleu.max_ngram_order, effective_order)
     stats = bleu.corpus_statistics(preds, refs)
     out = bleu.nmt_score_from_statistics(stats.sum(axis=0), bool(smooth))
-    sacre = _sacrebleu_keys(bleu, stats, refs, sentence_scores, sentence_effective_order, n_bootstrap, seed)
+    sacre = _sacrebleu_keys(bleu, stats, refs, sentence_scores, sentence_effective_order, n_bootstrap, seed,
+                            sentence)
     del sacre["precisions"], sacre["bp"]  # HF's precisions and brevity_penalty are the ones above
     return {**out, **sacre}
 

@@ -30,10 +30,21 @@ judged scores are z-scored, and in each of ``k`` draws every cell's two scores a
 p-value after ``np.random.seed(seed)``); every pair of metrics is tested with the same draws. Significance
 clusters are mt-metrics-eval's ``AssignRanks``. Bootstrap intervals resample items with replacement.
 
+The test of ``acc_eq`` follows mt-metrics-eval's ``KendallWithTiesOpt`` branch: both metrics are z-scored over all
+cells (those with a metric score) and a flag is drawn for every cell in system order, judged or not. A draw counts
+as reaching the observed difference within :data:`TIE_TOLERANCE` (mt-metrics-eval computes both with the same
+arithmetic, so draws equal to the observation tie exactly there; here they tie up to rounding), and Pearson on two
+cells is exactly +-1 (scipy's value). A draw that ties the observation in exact arithmetic but not in
+mt-metrics-eval's floating-point sums (its ``acc_eq`` keeps a running sum) is counted here and not there: one
+draw in 100 in one of the oracle's cases (p 0.72 vs 0.71). A constant metric z-scores to zeros where its statistic
+is defined (``accuracy``, ``kendall_like``, ``acc_eq``; mt-metrics-eval: NaN).
+
 Where this differs from mt-metrics-eval, on purpose: an undefined statistic is None with a reason (mt-metrics-eval:
 0 or NaN); ``acc_eq`` searches every pair (``sample_rate=1``; exact ties between thresholds go to the smallest);
 the permutation test of ``kendall_like`` averages groups as the statistic does (weighted by pairs; mt-metrics-eval's
-test takes the plain mean); Williams' test counts the judged cells only. Cost: pair counts come from all pairs at
+test takes the plain mean); Williams' test counts the judged cells only. Memory: the draws and the bootstrap
+resamples are generated and used in chunks (the same random streams), so memory stays bounded at any ``k``,
+``n_resamples`` (both at most 100,000) and number of cells. Cost: pair counts come from all pairs at
 once for small groups and from sorting (O(n log^2 n)) for groups over 64 cells, except DARR's and acc_eq's, which
 stay O(n^2) per group; the permutation test of ``acc_eq`` recalibrates on every draw, as mt-metrics-eval's. Pearson
 without grouping is vectorised over draws and resamples from sums (one matrix product each).
@@ -42,7 +53,7 @@ without grouping is vectorised over draws and resamples from sums (one matrix pr
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,6 +122,9 @@ def _layout(human: np.ndarray, average_by: str) -> _Layout:
 
 # -- per-group statistics: gold (G, L), metric (k, G, L) -> values (k, G) and weights (k, G) ----------------------
 def _pearson(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    if gold.shape[-1] == 2:  # two points: exactly the sign product (+-1), as scipy's pearsonr gives it
+        r = np.sign(gold[..., 1] - gold[..., 0]) * np.sign(metric[..., 1] - metric[..., 0])
+        return np.where(r == 0, np.nan, r.astype(float))
     gc = gold - gold.mean(axis=-1, keepdims=True)
     mean = metric.mean(axis=-1, keepdims=True)
     mc = metric - mean
@@ -342,6 +356,18 @@ def _correlation(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _
 
 
 # -- significance -------------------------------------------------------------------------------------------------
+#: the most permutation draws per pair of metrics (``k``); mt-metrics-eval's default is 1,000. Memory does not grow
+#: with it (draws are generated and used in chunks); the time does, linearly.
+MAX_DRAWS = 100_000
+#: draws (cells x rows) generated at once, and kept for the next pairs while they fit in this many bytes
+_DRAW_CHUNK = 2**22
+_DRAW_CACHE = 2**27
+#: a draw whose difference is within this of the observed one counts as reaching it: mt-metrics-eval computes the
+#: two with the same arithmetic, so a draw equal to the observation (the identity, swaps of equal cells) ties exactly
+#: there; here the draws come from sums (Pearson) or in another order, so they tie up to rounding.
+TIE_TOLERANCE = 1e-12
+
+
 @dataclass(frozen=True)
 class PermutationParams:
     """mt-metrics-eval's ``PermutationSigDiffParams``: early stopping every ``block_size`` draws."""
@@ -352,17 +378,33 @@ class PermutationParams:
 
 
 class _Draws:
-    """The keep/swap draws of ``RandomState(seed)``, block by block: generated once, shared by every pair tested
-    with the same seed (each pair sees the stream from its start, as after ``np.random.seed(seed)``)."""
+    """The keep/swap draws of ``RandomState(seed)`` (``random_sample > 0.5``, the draws of ``binomial(1, 0.5, n)``),
+    one row of ``n_cells`` flags per draw, in chunks of at most :data:`_DRAW_CHUNK` flags. Each pair tested reads the
+    stream from its start (as after ``np.random.seed(seed)``); the first chunks are kept for the next pairs while they
+    fit in :data:`_DRAW_CACHE` bytes, the rest is generated again (memory stays bounded at any ``k`` and size)."""
 
     def __init__(self, seed: int | None, n_cells: int) -> None:
-        self._rng, self._n, self._blocks = np.random.RandomState(seed), n_cells, []
+        if seed is None:  # one OS-entropy seed, so every pair still sees the same draws
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self.n_cells, self.rows = n_cells, max(1, _DRAW_CHUNK // max(n_cells, 1))
+        self._cached: list[np.ndarray] = []
+        self._state = np.random.RandomState(seed).get_state()  # after the cached chunks
 
-    def block(self, index: int, size: int) -> np.ndarray:
-        while len(self._blocks) <= index:
-            # RandomState.binomial(1, 0.5, n) is U > 0.5 for each uniform U in turn: the same draws, faster
-            self._blocks.append((self._rng.random_sample((size, self._n)) > 0.5).astype(float))
-        return self._blocks[index]
+    def chunks(self) -> Iterator[np.ndarray]:
+        index = 0
+        while index < len(self._cached):
+            yield self._cached[index]
+            index += 1
+        rng = np.random.RandomState()
+        rng.set_state(self._state)
+        caching = True
+        while True:
+            chunk = rng.random_sample((self.rows, self.n_cells)) > 0.5
+            caching = caching and (len(self._cached) + 1) * chunk.nbytes <= _DRAW_CACHE
+            if caching:
+                self._cached.append(chunk)
+                self._state = rng.get_state()
+            yield chunk
 
 
 def permutation_test(human: object, metric_a: object, metric_b: object, statistic: str = "pearson",
@@ -372,25 +414,48 @@ def permutation_test(human: object, metric_a: object, metric_b: object, statisti
     """p-value that ``metric_b`` agrees better than ``metric_a`` (mt-metrics-eval's ``PermutationSigDiff``,
     see the module docstring), the observed difference ``stat(b) - stat(a)`` and the number of draws used."""
     _check_statistic(statistic, average_by)
+    check_draws(k)
     gold, a, layout = _prepare(human, metric_a, average_by)
     _, b, _ = _prepare(human, metric_b, average_by)
-    return _permutation(statistic, gold, a, b, layout, k, _Draws(seed, len(gold)), params, threshold)
+    full = (as_matrix(metric_a, "metric").ravel(), as_matrix(metric_b, "metric").ravel())
+    n_draw = full[0].size if statistic == "acc_eq" else len(gold)
+    return _permutation(statistic, gold, a, b, layout, k, _Draws(seed, n_draw), params, threshold, full)
 
 
-def _zscore(values: np.ndarray) -> np.ndarray:
-    std = values.std()
+def check_draws(k: object) -> int:
+    """Permutation draws per pair: an integer in [1, :data:`MAX_DRAWS`]."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_DRAWS:
+        raise ValueError(f"k (permutation draws) must be an integer from 1 to {MAX_DRAWS:,} (mt-metrics-eval: "
+                         f"1000), got {k!r}.")
+    return int(k)
+
+
+def _zscore(values: np.ndarray, statistic: str) -> np.ndarray:
+    """``(x - mean) / std`` (scipy's ``zscore``). A constant metric: all zeros where the statistic is defined for
+    it (``accuracy``, ``kendall_like``, ``acc_eq``: every pair a metric tie); an error for the correlations."""
+    finite = values[np.isfinite(values)]
+    std = finite.std() if finite.size else 0.0
     if std == 0:
-        raise ValueError("a metric gives every judged cell the same score: its correlation is undefined, so it "
+        if statistic in ("accuracy", "kendall_like", "acc_eq"):
+            return np.where(np.isfinite(values), 0.0, values)
+        raise ValueError(f"a metric gives every judged cell the same score: its {statistic} is undefined, so it "
                          "cannot be tested for significance.")
-    return (values - values.mean()) / std
+    return (values - finite.mean()) / std
 
 
 def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray, layout: _Layout, k: int,
-                 draws: _Draws, params: PermutationParams, threshold: float) -> tuple[float, float, int]:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k (permutation draws) must be a positive integer (mt-metrics-eval: 1000), got {k!r}.")
-    za, zb = _zscore(a), _zscore(b)
-
+                 draws: _Draws, params: PermutationParams, threshold: float,
+                 full: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, float, int]:
+    """The test on prepared cells. ``acc_eq`` (given ``full``, the two metrics' whole matrices in system order)
+    z-scores every cell with a metric score and draws a flag for every cell in system order, as mt-metrics-eval's
+    ``KendallWithTiesOpt`` branch does; the other statistics z-score and draw over the judged cells in group
+    order (mt-metrics-eval's ``_ReshapeAndFilter``)."""
+    check_draws(k)
+    if statistic == "acc_eq" and full is not None:
+        za_full, zb_full = _zscore(full[0], statistic), _zscore(full[1], statistic)
+        za, zb, cells = za_full[layout.order], zb_full[layout.order], layout.order
+    else:
+        za, zb, cells = _zscore(a, statistic), _zscore(b, statistic), None
     fast = statistic == "pearson" and layout.n_groups == 1 and len(gold) == len(next(iter(layout.by_size.values()))[0])
 
     def stat(metric: np.ndarray) -> np.ndarray:
@@ -400,19 +465,22 @@ def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray,
         return np.nan_to_num(values, nan=0.0)  # mt-metrics-eval: an average of no defined group is 0
 
     delta = float(stat(zb[None])[0] - stat(za[None])[0])
-    count, used, index = 0, 0, 0
+    count = used = 0
+    stream, pending = draws.chunks(), np.zeros((0, draws.n_cells), dtype=bool)
     while used < k:
-        block = min(params.block_size, k - used)
-        keep = draws.block(index, block)
-        index += 1
+        if not len(pending):
+            pending = next(stream)
+        take = min(len(pending), k - used, params.block_size - used % params.block_size)
+        keep, pending = pending[:take], pending[take:]
+        if cells is not None:
+            keep = keep[:, cells]
         if fast:
             stat_a, stat_b = _pearson_of_mixtures(gold, za, zb, keep)
         else:
-            swap = keep == 0.0
-            stat_a, stat_b = stat(np.where(swap, zb, za)), stat(np.where(swap, za, zb))
-        count += int((stat_b - stat_a >= delta).sum())
-        used += block
-        if block == params.block_size and not params.early_min <= count / used <= params.early_max:
+            stat_a, stat_b = stat(np.where(keep, za, zb)), stat(np.where(keep, zb, za))
+        count += int((stat_b - stat_a >= delta - TIE_TOLERANCE).sum())
+        used += take
+        if used % params.block_size == 0 and not params.early_min <= count / used <= params.early_max:
             break
     return count / used, delta, used
 
@@ -428,7 +496,7 @@ def _pearson_of_mixtures(gold: np.ndarray, za: np.ndarray, zb: np.ndarray, keep:
     with np.errstate(invalid="ignore", divide="ignore"):
         g = g / np.linalg.norm(g)
         d = za - zb
-        sums = keep @ np.stack([d, d * g, za * za - zb * zb], axis=1)
+        sums = keep.astype(float) @ np.stack([d, d * g, za * za - zb * zb], axis=1)
         out = []
         for base, sign in ((zb, 1.0), (za, -1.0)):
             total, dot = base.sum() + sign * sums[:, 0], base @ g + sign * sums[:, 1]
@@ -479,23 +547,40 @@ def significance_clusters(human: object, metrics: Mapping[str, object], statisti
     cluster of each (mt-metrics-eval's ``CompareMetrics``). Metrics whose statistic is undefined come last,
     outside any cluster (rank None)."""
     _check_statistic(statistic, average_by)
+    check_draws(k)
     prepared = {name: _prepare(human, scores, average_by) for name, scores in metrics.items()}
+    full = {name: as_matrix(scores, "metric").ravel() for name, scores in metrics.items()}
     results = {name: _correlation(statistic, g, m, layout, threshold) for name, (g, m, layout) in prepared.items()}
     defined = sorted((n for n in results if results[n].value is not None), key=lambda n: (-results[n].value, n))
     undefined = sorted(n for n in results if results[n].value is None)
     pvalues = np.zeros((len(defined), len(defined)))
-    draws = _Draws(seed, len(next(iter(prepared.values()))[0])) if prepared else None
+    if defined:
+        n_draw = len(full[defined[0]]) if statistic == "acc_eq" else len(prepared[defined[0]][0])
+        draws = _Draws(seed, n_draw)
     for i, first in enumerate(defined):
         for j in range(i + 1, len(defined)):
             gold, a, layout = prepared[defined[j]]
             pvalues[i, j] = _permutation(statistic, gold, a, prepared[first][1], layout, k, draws, params,
-                                         threshold)[0]
+                                         threshold, (full[defined[j]], full[first]))[0]
     ranks = assign_ranks(pvalues, alpha) + [None] * len(undefined)
     names = defined + undefined
     return names, [results[n] for n in names], pvalues, ranks
 
 
 # -- bootstrap ----------------------------------------------------------------------------------------------------
+#: resampled cells (resamples x cells) held at once: memory stays bounded at any ``n_resamples`` and size
+_RESAMPLE_CHUNK = 2**21
+
+
+def _resample_chunks(n_items: int, n_resamples: int, seed: int | None) -> Iterator[np.ndarray]:
+    """``default_rng(seed).choice(n_items, size=(n_resamples, n_items))`` a few rows at a time (the same indices:
+    the generator draws row-splittable int64s), at most :data:`_RESAMPLE_CHUNK` indices per chunk."""
+    rng = np.random.default_rng(seed)
+    rows = max(1, _RESAMPLE_CHUNK // max(n_items, 1))
+    for start in range(0, n_resamples, rows):
+        yield rng.choice(n_items, size=(min(rows, n_resamples - start), n_items), replace=True)
+
+
 def bootstrap_interval(human: object, metric: object, statistic: str = "pearson", average_by: str = "none",
                        n_resamples: int = 1000, seed: int | None = 12345, confidence: float = 0.95,
                        threshold: float = DARR_THRESHOLD, level: str = "segment") -> tuple[float | None, float | None]:
@@ -503,34 +588,40 @@ def bootstrap_interval(human: object, metric: object, statistic: str = "pearson"
     drawn with replacement by ``numpy.random.default_rng(seed)`` (scipy's paired percentile bootstrap when there
     is one system). ``level="system"``: each resample's system scores are the means over its items (then
     ``average_by`` is ignored). Resamples where the statistic is undefined are left out; (None, None) when more
-    than half are. Segment-level Pearson without grouping is computed for all resamples at once
-    (:func:`_resampled_pearson`); the other statistics resample by resample."""
-    from nlgmetrics.stats import bootstrap_indices
+    than half are, or when fewer than two items are judged (every resample would be the same data: no interval).
+    Segment-level Pearson without grouping is computed for all resamples of a chunk at once
+    (:func:`_resampled_pearson`); the other statistics resample by resample. Resamples are drawn in chunks, so
+    memory does not grow with ``n_resamples`` (at most :data:`nlgmetrics.stats.MAX_RESAMPLES`)."""
+    from nlgmetrics.stats import check_resamples
 
     _check_statistic(statistic, average_by)
     if level not in ("segment", "system"):
         raise ValueError(f"level must be 'segment' or 'system', got {level!r}.")
+    check_resamples("n_resamples", n_resamples)
     h, m = as_matrix(human, "human"), as_matrix(metric, "metric")
     _prepare(h, m, average_by)  # checks
-    indices = bootstrap_indices(h.shape[1], n_resamples, seed)
-    if statistic == "pearson" and average_by == "none" and level == "segment":
-        values = _resampled_pearson(h, m, indices)
-        values = values[~np.isnan(values)]
-    else:
-        values = []
+    if (~np.isnan(h)).any(axis=0).sum() < 2:
+        return None, None
+    values: list[np.ndarray] = []
+    fast = statistic == "pearson" and average_by == "none" and level == "segment"
+    for indices in _resample_chunks(h.shape[1], n_resamples, seed):
+        if fast:
+            values.append(_resampled_pearson(h, m, indices))
+            continue
         for columns in indices:
-            sub_h, sub_m = h[:, columns], m[:, columns]
+            sub_h, sub_m, average = h[:, columns], m[:, columns], average_by
             if level == "system":
                 sub_h, sub_m = system_scores(sub_h, sub_h)[:, None], system_scores(sub_m, sub_h)[:, None]
-                average_by = "none"
-            gold, cells, layout = _prepare(sub_h, sub_m, average_by)
+                average = "none"
+            gold, cells, layout = _prepare(sub_h, sub_m, average)
             value = _correlation(statistic, gold, cells, layout, threshold).value
-            if value is not None:
-                values.append(value)
-    if len(values) < n_resamples / 2:
+            values.append(np.array([math.nan if value is None else value]))
+    drawn = np.concatenate(values)
+    drawn = drawn[~np.isnan(drawn)]
+    if len(drawn) < n_resamples / 2:
         return None, None
     tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
+    low, high = np.percentile(drawn, [tail, 100 - tail])
     return float(low), float(high)
 
 
@@ -538,20 +629,23 @@ def _resampled_pearson(human: np.ndarray, metric: np.ndarray, indices: np.ndarra
     """Pearson of the judged cells of every resample of items (rows of ``indices``) at once: with ``w`` how often
     each cell's item was drawn, weighted sums ``sum w``, ``sum w g``, ``sum w m``, ``sum w g^2``, ``sum w m^2``,
     ``sum w g m`` come from one matrix product (inputs z-scored first, which leaves r unchanged and keeps
-    ``sum w x^2 - (sum w x)^2 / sum w`` well conditioned); NaN where a resample's human or metric cells are constant."""
+    ``sum w x^2 - (sum w x)^2 / sum w`` well conditioned); NaN where a resample's human or metric cells are constant.
+    Rows are taken a few at a time so that the weights hold at most :data:`_RESAMPLE_CHUNK` cells."""
     judged = ~np.isnan(human)
     items = np.nonzero(judged)[1]
     gold, values = human[judged], metric[judged]
     g = (gold - gold.mean()) / (gold.std() or 1.0)
     x = (values - values.mean()) / (values.std() or 1.0)
+    columns = np.stack([np.ones_like(g), g, x, g * g, x * x, g * x], axis=1)
     n_items = human.shape[1]
+    step = max(1, _RESAMPLE_CHUNK // max(n_items, len(items), 1))
     out = np.empty(len(indices))
-    for start in range(0, len(indices), 256):
-        chunk = indices[start : start + 256]
+    for start in range(0, len(indices), step):
+        chunk = indices[start : start + step]
         flat = (np.arange(len(chunk))[:, None] * n_items + chunk).ravel()
         counts = np.bincount(flat, minlength=len(chunk) * n_items).reshape(len(chunk), n_items)
         weights = counts[:, items].astype(float)
-        n, sg, sx, sgg, sxx, sgx = (weights @ np.stack([np.ones_like(g), g, x, g * g, x * x, g * x], axis=1)).T
+        n, sg, sx, sgg, sxx, sgx = (weights @ columns).T
         with np.errstate(invalid="ignore", divide="ignore"):
             var_g, var_x = sgg - sg * sg / n, sxx - sx * sx / n
             r = (sgx - sg * sx / n) / np.sqrt(var_g * var_x)
@@ -572,7 +666,7 @@ def system_scores(scores: np.ndarray, human: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
-    "AVERAGES", "Correlation", "DARR_THRESHOLD", "PermutationParams", "STATISTICS", "as_matrix", "assign_ranks",
-    "bootstrap_interval", "correlation", "permutation_test", "significance_clusters",
-    "system_scores", "williams_test",
+    "AVERAGES", "Correlation", "DARR_THRESHOLD", "MAX_DRAWS", "PermutationParams", "STATISTICS", "TIE_TOLERANCE",
+    "as_matrix", "assign_ranks", "bootstrap_interval", "check_draws", "correlation", "permutation_test",
+    "significance_clusters", "system_scores", "williams_test",
 ]

@@ -1,10 +1,10 @@
 """``agree``: how well metrics agree with human judgments, with intervals and significance clusters.
 
-Human scores come from :mod:`nlgmetrics.agreement_io` (a :class:`Judgments`); metric scores are given with them
+Human scores come from :mod:`nlgmetrics.agreement.records` (a :class:`Judgments`); metric scores are given with them
 (columns, mt-metrics-eval score files) or computed here by metric name through the registry on the judged texts
 (each text scored once; embedding metrics share the engine's cache). The statistics, intervals and tests are
-:mod:`nlgmetrics.agreement`'s. At system level a system's human score is the mean of its judged segments and its
-metric score the mean of the metric over the same segments.
+:mod:`nlgmetrics.agreement.statistics`'s. At system level a system's human score is the mean of its judged segments
+and its metric score the mean of the metric over the same segments.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from nlgmetrics import agreement as A
-from nlgmetrics.agreement_io import Judgments
+from nlgmetrics.agreement import statistics as A
+from nlgmetrics.agreement.records import Judgments
+from nlgmetrics._quiet import warn
+from nlgmetrics.stats import MAX_RESAMPLES
 
 LEVELS = ("segment", "system")
 REPORT_FORMATS = ("table", "markdown", "csv", "json")
@@ -41,9 +43,14 @@ def metric_scores(judgments: Judgments, metric: str,
         raise ValueError(f"{name} has no per-segment score {wanted!r}; choose from {', '.join(sorted(keys))}.")
     default = next((keys[h] for h in spec.headline if h in keys), next(iter(spec.per_example or keys)))
     key = keys[wanted] if wanted else default
-    if judgments.hypotheses is None or judgments.references is None:
-        raise ValueError(f"scoring {name} needs the texts: read the judgments with their hypotheses and references "
-                         "(wmt-da: --texts DIR; table: --hypothesis-column/--reference-column).")
+    missing = [what for what, texts in (("hypothesis", judgments.hypotheses), ("reference", judgments.references))
+               if texts is None]
+    if missing:
+        flags = " and ".join(f"--{what}-column NAME" for what in missing)
+        raise ValueError(f"scoring {name} needs the texts; the judgments have no {' and no '.join(missing)} texts. "
+                         f"wmt-da: give --texts DIR; table: give {flags} (columns named "
+                         f"{' and '.join(repr(m) for m in missing)} are used by default); Python: read_table("
+                         f"{', '.join(f'{m}=...' for m in missing)}).")
     cells = np.argwhere(~np.isnan(judgments.human))
     hyps = [judgments.hypotheses[s][i] for s, i in cells]
     refs = [judgments.references[i] for _, i in cells]
@@ -86,14 +93,15 @@ def agree(
     """Agreement of every metric with the human scores of ``judgments``.
 
     Args:
-        judgments: human scores (and optionally metric scores and texts), see :mod:`nlgmetrics.agreement_io`.
+        judgments: human scores (and optionally metric scores and texts), see :mod:`nlgmetrics.agreement.records`.
         metrics: registry metric names (``NAME`` or ``NAME:KEY``) to score on the judged texts, besides the metric
             scores ``judgments`` carries.
         levels: ``"segment"`` and/or ``"system"``.
-        statistics: any of :data:`nlgmetrics.agreement.STATISTICS`.
+        statistics: any of :data:`nlgmetrics.agreement.statistics.STATISTICS`.
         average_by: segment level: ``"none"``, ``"item"`` or ``"sys"`` (system level always uses all systems).
-        n_resamples: bootstrap resamples of the items for 95% intervals (0: none).
-        k: permutation draws per pair of metrics for the significance clusters (0: no test).
+        n_resamples: bootstrap resamples of the items for 95% intervals (0: none; at most 100,000). Drawn in
+            chunks: memory does not grow with it. Fewer than two judged items: no interval (a warning).
+        k: permutation draws per pair of metrics for the significance clusters (0: no test; at most 100,000).
         seed: seed of both (None: OS entropy).
         threshold: DARR's minimum human score difference (``kendall_like``; 25 for raw 0-100 DA).
         keep_scores: also return every metric's ``(n_systems, n_items)`` score matrix under ``"scores"``.
@@ -105,14 +113,14 @@ def agree(
         (significance cluster, 1 = best; None without a test), ``groups``, ``cells`` and ``epsilon`` (acc_eq).
     """
     if not isinstance(judgments, Judgments):
-        raise TypeError("judgments must be a nlgmetrics.agreement_io.Judgments (use one of its readers or "
+        raise TypeError("judgments must be a nlgmetrics.agreement.records.Judgments (use one of its readers or "
                         "Judgments.from_records).")
     levels = _check_choice(levels, LEVELS, "level")
     statistics = _check_choice(statistics, A.STATISTICS, "statistic")
     _check_choice([average_by], A.AVERAGES, "average_by")
-    for label, value in (("n_resamples", n_resamples), ("k", k)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value == 1:
-            raise ValueError(f"{label} must be 0 (none) or an integer of at least 2, got {value!r}.")
+    for label, value, top in (("n_resamples", n_resamples, MAX_RESAMPLES), ("k", k, A.MAX_DRAWS)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value == 1 or value > top:
+            raise ValueError(f"{label} must be 0 (none) or an integer from 2 to {top:,}, got {value!r}.")
     for label, value, low in (("alpha", alpha, 0.0), ("threshold", threshold, 0.0)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < low:
             raise ValueError(f"{label} must be a number of at least {low:g}, got {value!r}.")
@@ -132,6 +140,9 @@ def agree(
     if np.isnan(human).all():
         raise ValueError("no human score: every judgment is missing.")
     rows, pvalues = [], {}
+    if n_resamples and (~np.isnan(human)).any(axis=0).sum() < 2:
+        warn("agree: one judged item: no bootstrap interval (resampling the items would give the same data every "
+             "time, a zero-width interval); judge at least two items for intervals.")
     for level in levels:
         if level == "system":
             level_human = A.system_scores(human, human)[:, None]

@@ -13,8 +13,16 @@ Formats:
   ``{"id", "model_id", "decoded", "references", "expert_annotations": [{"coherence": 2, ...}, ...]}``); the human
   score of a record is the mean over its annotators of one dimension.
 
-A record without a human score is dropped and counted (``Judgments.dropped``); a (system, item) given twice, or a
-metric score file that does not cover the human scores' systems and segments, is an error.
+The reader rule (every format and :meth:`Judgments.from_records` go through it; errors name the file and line):
+
+- files are UTF-8; a byte-order mark is accepted;
+- a record missing a required field (``system``, ``item``, the human score, a metric column) is an error with its
+  line; a CSV/TSV row with fewer or more fields than the header is a malformed row (an error with its line);
+- a human score is a finite number: empty, ``None``, ``NA``, ``nan``, ``null`` (JSON null or NaN) mark a missing
+  judgment, whose record is dropped and counted (``Judgments.dropped``); anything else (text, JSON ``true``/
+  ``false``, ``inf``) is an error; a judged record's metric score is a finite number too;
+- a (system, item) given twice, or a metric score file that does not cover the human scores' systems and
+  segments, is an error; a file without records is an error.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import csv
 import html
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,9 +58,14 @@ class Judgments:
     def from_records(cls, systems: Sequence[str], items: Sequence[Any], human: Sequence[float | None],
                      metrics: Mapping[str, Sequence[float]] | None = None,
                      hypotheses: Sequence[str] | None = None,
-                     references: Sequence[str | Sequence[str]] | None = None) -> Judgments:
-        """One record per judged (system, item): parallel lists. A None/NaN human score drops the record (counted)."""
+                     references: Sequence[str | Sequence[str]] | None = None,
+                     where: Sequence[str] | None = None) -> Judgments:
+        """One record per judged (system, item): parallel lists. A None/NaN human score drops the record (counted);
+        a human or metric score that is not a finite number (text, a bool, infinity) is an error naming the record
+        (``where[k]``, e.g. ``file:line``; default ``record k+1``)."""
         n = len(human)
+        if where is None:
+            where = [f"record {k + 1}" for k in range(n)]
         columns = {"systems": systems, "items": items, **{f"metrics[{k!r}]": v for k, v in (metrics or {}).items()}}
         if hypotheses is not None:
             columns["hypotheses"] = hypotheses
@@ -74,38 +87,48 @@ class Judgments:
         for k in range(n):
             s, i = s_index[str(systems[k])], i_index[str(items[k])]
             if (s, i) in seen:
-                raise ValueError(f"system {system_names[s]!r} item {item_names[i]!r} is given twice: give each "
-                                 "(system, item) once (average repeated judgments first).")
+                raise ValueError(f"{where[k]}: system {system_names[s]!r} item {item_names[i]!r} is given twice: "
+                                 "give each (system, item) once (average repeated judgments first).")
             seen.add((s, i))
             if refs is not None:
                 ref = references[k]
                 refs[i] = [ref] if isinstance(ref, str) else list(ref)
-            value = human[k]
-            if value is None or (isinstance(value, float) and math.isnan(value)):
+            value = human_score(human[k], where[k])
+            if value is None:
                 dropped += 1
                 continue
-            matrix[s, i] = float(value)
+            matrix[s, i] = value
             for name in scores:
-                scores[name][s, i] = _number(metrics[name][k], f"metric {name!r}")
+                scores[name][s, i] = _number(metrics[name][k], f"{where[k]}: metric {name!r}")
             if hyps is not None:
                 hyps[s][i] = hypotheses[k]
         return cls(system_names, item_names, matrix, scores, hyps, refs, dropped)
 
 
+_MISSING = ("", "none", "na", "nan", "null")
+
+
 def _number(value: Any, what: str) -> float:
+    """A finite number (an int, a float or a numeric string); bools and infinity are refused."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what}: {value!r} is a boolean, not a score; give a number.")
     try:
-        return float(value)
+        number = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{what}: {value!r} is not a number.") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{what}: {value!r} is not a finite number.")
+    return number
 
 
-def _human_value(raw: Any, where: str) -> float | None:
-    if raw is None or (isinstance(raw, str) and raw.strip() in ("", "None", "NA", "nan", "NaN", "null")):
+def human_score(raw: Any, where: str) -> float | None:
+    """The reader rule for one human score: a finite number, or None for a missing judgment (None, NaN, or the
+    text empty/None/NA/nan/null); anything else (text, bool, infinity) is a ``ValueError`` naming ``where``."""
+    if raw is None or (isinstance(raw, float) and math.isnan(raw)):
         return None
-    value = _number(raw, f"human score at {where}")
-    if not math.isfinite(value):
+    if isinstance(raw, str) and raw.strip().lower() in _MISSING:
         return None
-    return value
+    return _number(raw, f"{where}: human score")
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -120,22 +143,21 @@ def _read_lines(path: Path) -> list[str]:
 def read_wmt_da(path: str | Path, pair: str, texts: str | Path | None = None) -> Judgments:
     """One language pair of a WMT DA segment-score file (see the module docstring)."""
     path = Path(path)
-    systems, items, human, data = [], [], [], set()
-    with open(path, encoding="utf-8") as handle:
-        reader = csv.DictReader(handle, delimiter=" ")
-        missing = {"LP", "SYSTEM", "SID", "HUMAN"} - set(reader.fieldnames or [])
-        if missing:
-            raise ValueError(f"{path}: not a WMT DA file (header LP DATA SYSTEM SID HUMAN); missing "
-                             f"{', '.join(sorted(missing))}.")
-        pairs = set()
-        for line, row in enumerate(reader, 2):
-            pairs.add(row["LP"])
-            if row["LP"] != pair:
-                continue
-            systems.append(row["SYSTEM"].split("+")[0])
-            items.append(row["SID"])
-            human.append(_human_value(row["HUMAN"], f"{path}:{line}"))
-            data.add(row.get("DATA") or "newstest2017")
+    systems, items, human, where, data, pairs = [], [], [], [], set(), set()
+    header, rows = _rows(path, " ")
+    missing = {"LP", "SYSTEM", "SID", "HUMAN"} - set(header)
+    if missing:
+        raise ValueError(f"{path}: not a WMT DA file (header LP DATA SYSTEM SID HUMAN); missing "
+                         f"{', '.join(sorted(missing))}.")
+    for line, row in rows:
+        pairs.add(row["LP"])
+        if row["LP"] != pair:
+            continue
+        systems.append(row["SYSTEM"].split("+")[0])
+        items.append(row["SID"])
+        human.append(row["HUMAN"])
+        where.append(line)
+        data.add(row.get("DATA") or "newstest2017")
     if not systems:
         raise ValueError(f"{path} has no rows for {pair!r}; it has {', '.join(sorted(pairs))}.")
     hypotheses = references = None
@@ -153,11 +175,11 @@ def read_wmt_da(path: str | Path, pair: str, texts: str | Path | None = None) ->
                 raise ValueError(f"SID {sid!r} is not a line number of the {len(reference)}-line reference.")
         hypotheses = [outputs[s][int(i) - 1] for s, i in zip(systems, items)]
         references = [reference[int(i) - 1] for i in items]
-    return Judgments.from_records(systems, items, human, None, hypotheses, references)
+    return Judgments.from_records(systems, items, human, None, hypotheses, references, where)
 
 
-def read_mtme_scores(path: str | Path) -> dict[str, list[float | None]]:
-    """An mt-metrics-eval score file: {system: [score per segment]} (None where missing)."""
+def read_mtme_scores(path: str | Path, what: str = "score") -> dict[str, list[float | None]]:
+    """An mt-metrics-eval score file: {system: [score per segment]} (None where missing; the reader rule)."""
     scores: dict[str, list[float | None]] = {}
     for number, line in enumerate(_read_lines(Path(path)), 1):
         parts = line.split()
@@ -165,13 +187,17 @@ def read_mtme_scores(path: str | Path) -> dict[str, list[float | None]]:
             continue
         if len(parts) != 2:
             raise ValueError(f"{path}:{number}: expected 'SYSTEM<TAB>SCORE', got {line!r}.")
-        scores.setdefault(parts[0], []).append(_human_value(parts[1], f"{path}:{number}"))
+        value = human_score(parts[1], f"{path}:{number}")
+        scores.setdefault(parts[0], []).append(value)
+    if not scores:
+        raise ValueError(f"{path} has no {what}s: an mt-metrics-eval .seg.score file has a line "
+                         "'SYSTEM<TAB>SCORE' per system and segment.")
     return scores
 
 
 def read_mtme(human: str | Path, metrics: Mapping[str, str | Path] | None = None) -> Judgments:
     """Human and metric ``.seg.score`` files of mt-metrics-eval (systems without human scores are left out)."""
-    gold = read_mtme_scores(human)
+    gold = read_mtme_scores(human, "human score")
     lengths = {len(v) for v in gold.values()}
     if len(lengths) != 1:
         raise ValueError(f"{human}: systems have different numbers of segments ({sorted(lengths)}).")
@@ -182,7 +208,7 @@ def read_mtme(human: str | Path, metrics: Mapping[str, str | Path] | None = None
         values += scores
     metric_columns = {}
     for name, file in (metrics or {}).items():
-        scores = read_mtme_scores(file)
+        scores = read_mtme_scores(file, f"metric score ({name})")
         column = []
         for system, human_scores in gold.items():
             if system not in scores:
@@ -212,9 +238,30 @@ def read_mtme_folder(folder: str | Path, pair: str, rater: str = "mqm",
     return read_mtme(human, metrics)
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def _rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[tuple[str, dict[str, str]]]]:
+    """A delimited file's header and its rows as ``("file:line", {field: value})``; a row with fewer or more fields
+    than the header is an error with its line (the reader rule)."""
+    handle = open(path, encoding="utf-8-sig", newline="")
+    reader = csv.DictReader(handle, delimiter=delimiter)
+    header = list(reader.fieldnames or [])
+
+    def rows() -> Iterator[tuple[str, dict[str, str]]]:
+        with handle:
+            for row in reader:
+                where = f"{path}:{reader.line_num}"
+                if None in row or None in row.values():
+                    fields = len(header) + len(row.get(None) or []) - sum(v is None for v in row.values())
+                    raise ValueError(f"{where}: malformed row: {fields} fields where the header has "
+                                     f"{len(header)} ({', '.join(header)}).")
+                yield where, row
+
+    return header, rows()
+
+
+def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """The records of a CSV, TSV or JSON Lines file as ``("file:line", record)`` pairs."""
+    records: list[tuple[str, dict[str, Any]]] = []
     if path.suffix.lower() in (".jsonl", ".json"):
-        records = []
         for number, line in enumerate(_read_lines(path), 1):
             if line.strip():
                 try:
@@ -224,36 +271,48 @@ def _records(path: Path) -> list[dict[str, Any]]:
                 if not isinstance(record, dict):
                     raise ValueError(f"{path}:{number}: expected a JSON object with named fields, got "
                                      f"{type(record).__name__}.")
-                records.append(record)
-        if not records:
-            raise ValueError(f"{path} has no records.")
-        return records
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        records = list(csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
+                records.append((f"{path}:{number}", record))
+    else:
+        records = list(_rows(path, "\t" if path.suffix.lower() == ".tsv" else ",")[1])
     if not records:
         raise ValueError(f"{path} has no records.")
     return records
 
 
-def _column(records: list[dict[str, Any]], key: str, path: Path) -> list[Any]:
-    if records and key not in records[0]:
-        raise ValueError(f"{path} has no column {key!r}; it has {', '.join(map(str, records[0]))}.")
-    return [record.get(key) for record in records]
+def _column(records: list[tuple[str, dict[str, Any]]], key: str, path: Path, flag: str) -> list[Any]:
+    """Field ``key`` of every record; a file without it names ``flag`` (the option that chooses it), a record
+    without it its line."""
+    first = records[0][1]
+    if key not in first:
+        raise ValueError(f"{path} has no column {key!r}; it has {', '.join(map(str, first))}. Name the column "
+                         f"with {flag}.")
+    for where, record in records:
+        if key not in record:
+            raise ValueError(f"{where}: the record has no {key!r} field (every record needs one).")
+    return [record[key] for _, record in records]
+
+
+_FLAGS = {"human": "--human-column", "system": "--system-column", "item": "--item-column",
+          "hypothesis": "--hypothesis-column", "reference": "--reference-column", "metric": "--columns"}
 
 
 def read_table(path: str | Path, human: str = "human", system: str | None = "system", item: str | None = "item",
                metrics: Sequence[str] = (), hypothesis: str | None = None, reference: str | None = None) -> Judgments:
     """CSV/TSV/JSONL with one judged (system, item) per row. Without a ``system`` column every row is one system;
-    without an ``item`` column the row number is the item."""
+    without an ``item`` column the row number is the item. The texts (to score metrics by name) come from the
+    ``hypothesis`` and ``reference`` columns; when not named, columns called ``hypothesis`` and ``reference`` are
+    used if the file has them."""
     path = Path(path)
     records = _records(path)
-    gold = [_human_value(v, f"{path} record {k + 1}") for k, v in enumerate(_column(records, human, path))]
-    systems = _column(records, system, path) if system else ["system"] * len(records)
-    items = _column(records, item, path) if item else list(range(len(records)))
-    scores = {name: _column(records, name, path) for name in metrics}
-    hyps = _column(records, hypothesis, path) if hypothesis else None
-    refs = _column(records, reference, path) if reference else None
-    return Judgments.from_records(systems, items, gold, scores, hyps, refs)
+    hypothesis = hypothesis or ("hypothesis" if "hypothesis" in records[0][1] else None)
+    reference = reference or ("reference" if "reference" in records[0][1] else None)
+    gold = _column(records, human, path, _FLAGS["human"])
+    systems = _column(records, system, path, _FLAGS["system"]) if system else ["system"] * len(records)
+    items = _column(records, item, path, _FLAGS["item"]) if item else list(range(len(records)))
+    scores = {name: _column(records, name, path, _FLAGS["metric"]) for name in metrics}
+    hyps = _column(records, hypothesis, path, _FLAGS["hypothesis"]) if hypothesis else None
+    refs = _column(records, reference, path, _FLAGS["reference"]) if reference else None
+    return Judgments.from_records(systems, items, gold, scores, hyps, refs, [w for w, _ in records])
 
 
 def read_annotations(path: str | Path, dimension: str, annotations: str = "expert_annotations",
@@ -264,17 +323,20 @@ def read_annotations(path: str | Path, dimension: str, annotations: str = "exper
     path = Path(path)
     records = _records(path)
     gold = []
-    for number, record in enumerate(records, 1):
+    for where, record in records:
         ratings = record.get(annotations)
         if not isinstance(ratings, list):
-            raise ValueError(f"{path} record {number}: {annotations!r} must be a list of annotator dicts.")
-        values = [_human_value(r.get(dimension), f"{path} record {number}") for r in ratings if isinstance(r, dict)]
+            raise ValueError(f"{where}: {annotations!r} must be a list of annotator dicts.")
+        values = [human_score(r.get(dimension), where) for r in ratings if isinstance(r, dict)]
         values = [v for v in values if v is not None]
         gold.append(float(np.mean(values)) if values else None)
-    dims = sorted({key for r in records for a in r.get(annotations) or [] if isinstance(a, dict) for key in a})
+    dims = sorted({key for _, r in records for a in r.get(annotations) or [] if isinstance(a, dict) for key in a})
     if dims and dimension not in dims:
         raise ValueError(f"{path}: no annotator gives {dimension!r}; dimensions are {', '.join(dims)}.")
-    hyps = [r.get(hypothesis) for r in records] if hypothesis and hypothesis in records[0] else None
-    refs = [r.get(reference) for r in records] if reference and reference in records[0] else None
-    return Judgments.from_records(_column(records, system, path), _column(records, item, path), gold,
-                                  {m: _column(records, m, path) for m in metrics}, hyps, refs)
+    first = records[0][1]
+    hyps = _column(records, hypothesis, path, "hypothesis=") if hypothesis and hypothesis in first else None
+    refs = _column(records, reference, path, "reference=") if reference and reference in first else None
+    return Judgments.from_records(_column(records, system, path, "--system-column"),
+                                  _column(records, item, path, "--item-column"), gold,
+                                  {m: _column(records, m, path, _FLAGS["metric"]) for m in metrics}, hyps, refs,
+                                  [w for w, _ in records])

@@ -71,6 +71,8 @@ def test_coerce_option_by_declared_type():
     assert coerce("bleu", "smooth_value", "0.5") == 0.5 and coerce("bleu", "smooth_value", "None") is None
     assert coerce("bleu", "seed", "null") is None and coerce("bleu", "seed", "7") == 7
     assert coerce("sacrebleu", "tokenize", "zh") == "zh"  # str: as given
+    assert coerce("sacrebleu", "tokenize", "none") == "none"  # a tokenizer of its own, not None (= the default 13a)
+    assert coerce("sacrebleu", "tokenize", "null") is None
     assert coerce("rouge", "rouge_types", '["rouge1", "rougeL"]') == ["rouge1", "rougeL"]
     assert coerce("rouge", "rouge_types", "rougeLsum") == "rougeLsum"
     assert coerce("rouge", "alpha", "NONE") is None
@@ -92,6 +94,20 @@ def test_coerce_option_by_declared_type():
 def test_bad_option_values_name_the_option_and_type(files, capsys, item, message):
     hyp, ref = files
     assert message in error_of(capsys, "score", "-m", "bleu", "-p", hyp, "-r", ref, "-o", item)
+
+
+def test_sacrebleu_tokenize_none_is_no_tokenization(tmp_path, capsys):
+    """``-o tokenize=none`` is sacrebleu's 'none' tokenizer (whitespace split only), not None, which selects 13a: the
+    score equals sacrebleu's with tokenize='none' and differs from 13a's on text with punctuation."""
+    import sacrebleu
+
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("The cat sat on the mat.\nHello, world!\n", encoding="utf-8")
+    ref.write_text("The cat sat on a mat.\nHello world!\n", encoding="utf-8")
+    got = run_json(capsys, "-m", "sacrebleu", "-p", str(hyp), "-r", str(ref), "-o", "tokenize=none")["score"]
+    hyps, refs = ["The cat sat on the mat.", "Hello, world!"], [["The cat sat on a mat.", "Hello world!"]]
+    assert got == pytest.approx(sacrebleu.corpus_bleu(hyps, refs, tokenize="none").score, abs=1e-9)
+    assert got != pytest.approx(sacrebleu.corpus_bleu(hyps, refs, tokenize="13a").score, abs=1e-3)
 
 
 def test_option_types_come_from_the_signature():

@@ -31,7 +31,9 @@ def option_types(metric: str) -> dict[str, Any]:
 def _describe(tp: Any) -> str:
     origin = typing.get_origin(tp) or tp
     if origin in (typing.Union, types.UnionType):
-        return " or ".join(dict.fromkeys(_describe(arg) for arg in typing.get_args(tp)))
+        args = typing.get_args(tp)
+        names = ("null" if arg is type(None) and str in args else _describe(arg) for arg in args)
+        return " or ".join(dict.fromkeys(names))
     if tp is type(None):
         return "none"
     if tp is bool:
@@ -66,7 +68,9 @@ def _convert(tp: Any, raw: str) -> Any:
         return _json_or_text(raw)
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(tp)
-        if type(None) in args and word in _NONE:
+        # "null" is None; "none" too, unless the option also takes text: then it is the text "none", a choice of
+        # its own for some (sacrebleu's tokenize='none'), never silently the default that None selects.
+        if type(None) in args and (word == "null" or (word in _NONE and str not in args)):
             return None
         rank = {bool: 0, int: 1, float: 2, str: 9}  # specific readings first, text last
         for arg in sorted((a for a in args if a is not type(None)), key=lambda a: rank.get(a, 5)):

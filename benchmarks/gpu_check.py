@@ -18,7 +18,7 @@ time limit still leaves what it measured) and ``DIR/gpu_check.md`` (short tables
    (``model(input_ids, attention_mask)`` under the same autocast) over the same deduplicated, length-sorted token
    batches, already on the GPU; ``ratio_to_floor`` = our seconds / the floor's. bert_score and unbabel-comet run
    beside ours where they import (they are not on the GPU image: "not installed").
-5. ``oom``: a memory cap (``torch.cuda.set_per_process_memory_fraction``) of the weights plus 768 MiB, BERTScore
+5. ``oom`` (after the BERTScore and COMET figures, before MoverScore's, BLEURT's and MetricX's): a memory cap (``torch.cuda.set_per_process_memory_fraction``) of the weights plus 768 MiB, BERTScore
    on long texts at batch 512, then at batch 16: what happens (the engine has no batch halving on OOM; this
    records whether the call fails and whether the smaller batch then finishes).
 
@@ -696,8 +696,10 @@ def section_oom(rec: dict, ck: Any, dev: Device, tiny: bool) -> None:
                                   batch_size=batch_size)
                 rec[key] = {"outcome": "finished", "seconds": time.perf_counter() - start,
                             "peak_gib": torch.cuda.max_memory_allocated() / 2**30}
-            except torch.OutOfMemoryError as exc:
-                rec[key] = {"outcome": "OutOfMemoryError", "message": str(exc).splitlines()[0][:300],
+            except (torch.cuda.OutOfMemoryError, RuntimeError) as exc:  # cuBLAS/cuDNN report it as RuntimeError
+                if "out of memory" not in str(exc).lower():
+                    raise
+                rec[key] = {"outcome": type(exc).__name__, "message": str(exc).splitlines()[0][:300],
                             "seconds": time.perf_counter() - start}
             gc.collect()
             torch.cuda.empty_cache()
@@ -758,7 +760,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         args.device, args.tiny = args.device or "cpu", True
     args.pairs = args.pairs or (12 if args.tiny else 2000)
     args.correct_pairs = args.correct_pairs or (6 if args.tiny else 64)
-    args.budget_s = args.budget_s or (900 if args.tiny else 360)
+    if args.budget_s is None:
+        args.budget_s = 900 if args.tiny else 360
     args.repeat = args.repeat or (1 if args.tiny else 2)
     return args
 
@@ -789,7 +792,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_section(report, name, need, fn, only, skip)
         report.data["checkpoints"] = {"sources": ck.sources, "build_seconds": ck.build_seconds, "work": str(work)}
 
-    run_section(report, "env", 0, lambda rec: section_env(rec, dev), None, set())
+    run_section(report, "env", -math.inf, lambda rec: section_env(rec, dev), None, set())
     specs: list[Spec] = [EmbedSpec(ck, args.tiny, "bertscore", "minilm"),
                          EmbedSpec(ck, args.tiny, "bertscore", "roberta-large")]
     movers = [EmbedSpec(ck, args.tiny, "moverscore", "minilm"), EmbedSpec(ck, args.tiny, "moverscore", "roberta-large")]

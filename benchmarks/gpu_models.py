@@ -237,10 +237,16 @@ class Checkpoints:
             import time
 
             start = time.perf_counter()
-            if name == "minilm":
+            marker = self.work / f".built-{name}-{'tiny' if self.tiny else 'full'}.json"
+            if marker.is_file():  # built by an earlier run with the same --work (a rerun on a warm machine)
+                path, source = json.loads(marker.read_text(encoding="utf-8"))
+                if name == "minilm" and (self.work / "shim").is_dir() and str(self.work / "shim") not in sys.path:
+                    sys.path.insert(0, str(self.work / "shim"))
+            elif name == "minilm":
                 path, source = build_bundled_minilm(self.work, self.carry, self.tiny, self.device)
             else:
                 path, source = BUILDERS[name](self.work, self.tiny, self.device)
+            marker.write_text(json.dumps([path, source]), encoding="utf-8")
             self.paths[name], self.sources[name] = path, source
             self.build_seconds[name] = round(time.perf_counter() - start, 2)
         return self.paths[name]

@@ -1,0 +1,74 @@
+"""benchmarks/gpu_check.py (issue #37) in its CPU dry-run mode, on a few sections: every section it runs writes real
+numbers into the JSON, a section that fails records its error and the run goes on, and a spent budget skips
+sections cleanly. The full dry run (every section, ~2 CPU minutes) is ``python -m benchmarks.gpu_check --out DIR
+--dry-run``; the GPU run itself is described in benchmarks/results/README.md."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REPO
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+
+@pytest.fixture()
+def gpu_check(monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO))
+    from benchmarks import gpu_check
+
+    return gpu_check
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    return tmp_path_factory.mktemp("gpu-work")
+
+
+def _run(gpu_check, out, work, *extra) -> dict:
+    assert gpu_check.main(["--out", str(out), "--dry-run", "--work", str(work), "--pairs", "4",
+                           "--correct-pairs", "3", *extra]) == 0
+    report = json.loads((out / "gpu_check.json").read_text())
+    assert (out / "gpu_check.md").read_text().startswith("# GPU check")
+    return report
+
+
+def test_dry_run_sections_give_numbers(gpu_check, tmp_path, work):
+    report = _run(gpu_check, tmp_path, work, "--only", "correct_bertscore_roberta,speed_bertscore_roberta,oom")
+    sections = report["sections"]
+    assert set(sections) == {"env", "correct_bertscore_roberta-large", "speed_bertscore_roberta-large", "oom"}
+    assert sections["env"]["torch"] and "packages" in sections["env"]
+    correct = sections["correct_bertscore_roberta-large"]
+    assert correct["pairs"] == 3 and correct["max_abs_diff"] == 0.0  # CPU against CPU in the dry run
+    assert correct["max_abs_diff_padded"] < 1e-5 and correct["packed_cpu"] is True
+    rows = sections["speed_bertscore_roberta-large"]["rows"]
+    assert [r["dtype"] for r in rows] == ["float32", "float16", "bfloat16"]
+    for row in rows:
+        assert "error" not in row, row.get("traceback")
+        assert row["pairs"] == 4 and row["pairs_per_s"] > 0 and row["floor_pairs_per_s"] > 0
+        assert row["ratio_to_floor"] == pytest.approx(row["seconds"] / row["floor_seconds"])
+        assert row["max_drift_vs_fp32"] == 0.0 and row["nonfinite"] == 0
+    assert sections["speed_bertscore_roberta-large"]["references"][0]["case"].endswith("[reference]")
+    assert sections["oom"]["skipped"].startswith("no CUDA")
+    assert "random weights of roberta-large's shape" in report["checkpoints"]["sources"]["roberta-large"]
+
+
+def test_a_failing_section_is_recorded_and_the_run_goes_on(gpu_check, tmp_path, work, monkeypatch):
+    def broken(self, data, device, dtype, batch_size):
+        raise RuntimeError("kernel exploded")
+
+    monkeypatch.setattr(gpu_check.EmbedSpec, "score", broken)
+    report = _run(gpu_check, tmp_path, work, "--only", "correct_bertscore_roberta,speed_bertscore_roberta")
+    assert report["sections"]["correct_bertscore_roberta-large"]["error"] == "RuntimeError: kernel exploded"
+    rows = report["sections"]["speed_bertscore_roberta-large"]["rows"]
+    assert len(rows) == 3 and all(r["error"] == "RuntimeError: kernel exploded" for r in rows)
+
+
+def test_spent_budget_skips_sections(gpu_check, tmp_path, work):
+    report = _run(gpu_check, tmp_path, work, "--budget-s", "0", "--only", "correct_bertscore,pytest,oom")
+    sections = report["sections"]
+    assert "error" not in sections["env"]
+    skipped = {k for k, v in sections.items() if str(v.get("skipped", "")).startswith("budget")}
+    assert skipped == {"correct_bertscore_minilm", "correct_bertscore_roberta-large", "pytest", "oom"}

@@ -66,6 +66,32 @@ BERT_KIWI = {**KIWI, "encoder_model": "BERT"}  # joint [CLS] mt [SEP] src [SEP] 
 FAMILIES = {"minilm": MINILM, "bert": BERT, "bert_kiwi": BERT_KIWI}
 
 
+N_SPECIAL = 12  # segments with special tokens written in their text
+
+
+def _special_samples(sources, reference, outputs):
+    """WMT17 triples with special tokens written in the text, as a generation decoded without skipping special
+    tokens gives them: ``<pad>`` (the pad id: XLM-R, MiniLM), ``[PAD]`` (BERT's pad id), and ``</s>``, ``<s>``,
+    ``<mask>``, ``<unk>``, ``[SEP]`` (tokens like any other to both implementations)."""
+    rows = []
+    for i in range(N_SPECIAL):
+        s, m, r = sources[i], outputs[i], reference[i]
+        if i % 6 == 0:
+            m = m + "</s><pad><pad><pad>"
+        elif i % 6 == 1:
+            m, s = "<pad> " + m, s + " <pad>"
+        elif i % 6 == 2:
+            m, r = m.replace(" ", " <pad> ", 2), "<s> " + r
+        elif i % 6 == 3:
+            m, r = m + " <mask>", r.replace(" ", " <unk> ", 1)
+        elif i % 6 == 4:
+            m = "<pad>"
+        else:
+            m, r = "[PAD] " + m.replace(" ", " [PAD] ", 1) + " [SEP] x", r + "<pad>"
+        rows.append({"src": s, "mt": m, "ref": r})
+    return rows
+
+
 def _load_wmt():
     with gzip.open(DATA / "wmt17_ende_16systems_every10th.json.gz", "rt", encoding="utf-8") as handle:
         targets = json.load(handle)
@@ -107,8 +133,9 @@ def built(tmp_path_factory, wmt):
     job = {
         "models": [{"folder": str(models[name]), "hparams": {**hparams, "pretrained_model": str(folder)}, "seed": i,
                     **extra.get(name, {})} for i, (name, (hparams, folder)) in enumerate(specs.items())],
-        "samples": {system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
-                    for system, outputs in systems.items()},
+        "samples": {**{system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
+                       for system, outputs in systems.items()},
+                    "specials": _special_samples(sources, reference, systems[SYSTEMS[0]])},
         "batch_size": 8, "t_tests": [list(SYSTEMS)],
     }
     scores = oracle_scores(job, work, env={"HF_HUB_CACHE": str(hub)})
@@ -141,6 +168,40 @@ def test_segment_scores_equal_unbabel_comet(built, wmt, name, monkeypatch):
         assert max(abs(a - b) for a, b in zip(result["scores"], expected)) < 1e-5
         assert result["mean_score"] == pytest.approx(sum(expected) / N, abs=1e-6)
         assert max(expected) - min(expected) > 1e-3  # the random model tells segments apart
+
+
+@pytest.mark.parametrize("name", ["estimator", "kiwi", "unified3", *FAMILIES, "xcomet"])
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "padded"])
+def test_special_tokens_written_in_the_text_equal_unbabel_comet(built, wmt, name, packed, monkeypatch):
+    """``<pad>``/``[PAD]`` in a text is the pad id: padding to pooling and joint inputs, a token to the encoder (with
+    XLM-R's padding position); ``<s>``, ``</s>``, ``<mask>``, ``<unk>``, ``[SEP]`` are tokens. Every family, both
+    forwards, XCOMET with src+ref, src only and ref only."""
+    from huggingface_hub import constants
+
+    from nlgmetrics.embed.cache import get_cache
+    from nlgmetrics.learned.comet import compute_comet, load_comet
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(built["hub"]))
+    samples = _special_samples(*wmt[:2], wmt[2][SYSTEMS[0]])
+    comet = load_comet(str(built["models"][name]))
+    assert comet.packed
+    assert sum(comet.pad_id in row for row in comet.token_ids([x["mt"] for x in samples])[0]) >= 2  # pad ids in mt
+    monkeypatch.setattr(comet, "packed", packed)
+    given = {"xcomet": ["src+ref", "src", "ref"], "kiwi": ["src"], "bert_kiwi": ["src"]}.get(name, ["src+ref"])
+    get_cache().clear()
+    try:
+        for inputs in given:
+            prefix = {"src+ref": "", "src": "qe:", "ref": "ref:"}[inputs] if name == "xcomet" else ""
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                scores = compute_comet([x["mt"] for x in samples],
+                                       [x["ref"] for x in samples] if "ref" in inputs else None,
+                                       sources=[x["src"] for x in samples] if "src" in inputs else None,
+                                       model=str(built["models"][name]), batch_size=8)["scores"]
+            expected = built["oracle"][name][prefix + "specials"]
+            assert max(abs(a - b) for a, b in zip(scores, expected)) < 1e-5, (inputs, scores, expected)
+    finally:
+        get_cache().clear()
 
 
 @pytest.mark.parametrize("name", ["estimator", "unified3", "minilm", "bert_kiwi", "xcomet"])

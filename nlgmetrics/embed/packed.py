@@ -53,10 +53,21 @@ def _has_path(module: torch.nn.Module, dotted: str) -> bool:
     return True
 
 
-def _position_ids(model: torch.nn.Module, lengths: Sequence[int]) -> torch.Tensor:
-    """Positions restarting at every sequence; RoBERTa-style models count from ``pad_token_id + 1``."""
-    offset = (model.config.pad_token_id + 1) if model.config.model_type in _ROBERTA_POSITIONS else 0
-    return torch.cat([torch.arange(offset, offset + n) for n in lengths]).unsqueeze(0)
+def _position_ids(model: torch.nn.Module, input_ids: torch.Tensor, lengths: Sequence[int]) -> torch.Tensor:
+    """Positions restarting at every sequence of the packed ``input_ids`` ``(1, T)``. RoBERTa-style models number
+    them as transformers' ``create_position_ids_from_input_ids``: ``pad + cumsum(id != pad)`` at non-pad tokens and
+    ``pad`` at a pad id (one written inside a text, e.g. ``<pad>`` decoded from a generation), so the tokens after it
+    keep their padded-forward positions."""
+    counts = torch.tensor(list(lengths))
+    if model.config.model_type not in _ROBERTA_POSITIONS:
+        starts = torch.repeat_interleave(counts.cumsum(0) - counts, counts)
+        return (torch.arange(int(counts.sum())) - starts).unsqueeze(0)
+    pad = model.config.pad_token_id
+    real = (input_ids[0] != pad).long()
+    running = real.cumsum(0)
+    ends = counts.cumsum(0) - 1  # each sequence's last row: the running count before the next sequence
+    before = torch.repeat_interleave(torch.cat([running.new_zeros(1), running[ends[:-1]]]), counts)
+    return ((running - before) * real + pad).unsqueeze(0)
 
 
 def _equal_length_groups(lengths: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -138,7 +149,7 @@ def packed_hidden_states(
     Call under ``torch.inference_mode()``."""
     lengths = [len(ids) for ids in batch]
     input_ids = torch.tensor([t for ids in batch for t in ids], dtype=torch.long).unsqueeze(0)  # built on the CPU,
-    positions = _position_ids(model, lengths)  # moved to the device in one copy each
+    positions = _position_ids(model, input_ids, lengths)  # moved to the device in one copy each
     segments = (None if token_type_ids is None
                 else torch.tensor([s for seg in token_type_ids for s in seg], dtype=torch.long).unsqueeze(0).to(device))
     x = model.embeddings(input_ids=input_ids.to(device), position_ids=positions.to(device), token_type_ids=segments)

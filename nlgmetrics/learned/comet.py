@@ -35,6 +35,13 @@ of ``mix``, ``E = H_k``.
   closed by an O tag, with its first tag's severity (minor 1, major 5, critical 10); a run still open at the last
   mt token is dropped, as unbabel-comet's decoder drops it. There is no normalisation by length.
 
+A pad token written inside a text (``<pad>`` in XLM-R's vocabulary, ``[PAD]`` in BERT's: a generation decoded
+without skipping special tokens) becomes the pad id, and is then handled as unbabel-comet handles it: to the encoder
+it is a token (attended; XLM-R numbers it as padding, ``position = pad``, and the later tokens' positions do not
+count it) and the layer norm counts it, but pooling skips it (``avg`` sums the other tokens and divides by all of
+them, ``max`` ignores it), and joint sequences drop it before the segments are joined (XCOMET still reads the mt's
+tags over as many joint positions as the mt had tokens, pad ids included).
+
 Inputs are tokenized with truncation to ``max_position_embeddings - 4`` tokens (unbabel-comet's ``max_positions -
 2``); a joint sequence longer than the encoder takes is cut to ``max_position_embeddings - 2`` tokens, as
 unbabel-comet does. One warning counts the truncated texts.
@@ -89,7 +96,7 @@ from nlgmetrics.learned.checkpoint import (
     resolve_encoder_file,
 )
 
-VERSION = "1"
+VERSION = "2"  # 2: a pad id written inside a text is padding to pooling and joining, as in unbabel-comet
 ESTIMATORS = ("regression_metric", "referenceless_regression_metric")
 UNIFIED = ("unified_metric", "xcomet_metric")
 XCOMET_WEIGHTS = (0.12, 0.33, 0.33)  # XCOMETMetric.score_weights of (mt, src), (mt, ref), (mt, src, ref); MQM: 0.22
@@ -116,6 +123,41 @@ ENCODER_FAMILIES = {
     "BERT": EncoderFamily("BertConfig", "BertModel", None, 1, True),
     "XLM-RoBERTa-XL": EncoderFamily("XLMRobertaXLConfig", "XLMRobertaXLModel", None, 2, False),
 }
+
+
+# -- what a checkpoint reads ---------------------------------------------------------------------------------------
+def input_segments(hparams: dict) -> list[str]:
+    """The segments a model reads (``input_segments``; XCOMET always ``[mt, src, ref]``, as XCOMETMetric sets)."""
+    if hparams.get("class_identifier") == "xcomet_metric":
+        return ["mt", "src", "ref"]
+    segments = hparams.get("input_segments") or ["mt", "src", "ref"]
+    return list(segments) if isinstance(segments, (list, tuple)) else ["mt", "src", "ref"]
+
+
+def reads_references(kind: str, segments: Sequence[str]) -> bool:
+    return kind == "regression_metric" or (kind in UNIFIED and "ref" in segments)
+
+
+def requires_sources(kind: str, segments: Sequence[str]) -> bool:
+    """Whether scoring needs sources: all but the unified models with references among their inputs (XCOMET,
+    unified [mt, src, ref] models score (mt, ref) alone)."""
+    return kind in ESTIMATORS or "ref" not in segments
+
+
+def requires_references(kind: str, segments: Sequence[str]) -> bool:
+    return kind == "regression_metric" or (kind in UNIFIED and "src" not in segments)
+
+
+def input_needs(options: dict) -> Any:
+    """The registry's ``input_needs`` hook: what the checkpoint named by ``options["model"]`` needs, read from its
+    hparams.yaml (no weights are loaded)."""
+    from nlgmetrics.registry import InputNeeds
+
+    folder = find_checkpoint(options.get("model", DEFAULT_CHECKPOINT))
+    hparams = read_hparams(folder)
+    kind, segments = hparams["class_identifier"], input_segments(hparams)
+    return InputNeeds(checkpoint=folder.name, sources_required=requires_sources(kind, segments),
+                      references_optional=not requires_references(kind, segments))
 
 
 # -- the modules on top of the encoder ----------------------------------------------------------------------------
@@ -249,10 +291,9 @@ class Comet:
         self.head = FeedForward(in_dim, hparams.get("hidden_sizes", [3072, 1024]), hparams.get("activations", "Tanh"),
                                 hparams.get("final_activation"), float(hparams.get("dropout", 0.1)))
         self._load(self.head, state, "estimator.")
-        self.segments = list(hparams.get("input_segments") or ["mt", "src", "ref"])
+        self.segments = input_segments(hparams)
         self.tagger = self.word_layer = None
         if self.kind == "xcomet_metric":
-            self.segments = ["mt", "src", "ref"]  # XCOMETMetric sets these whatever the hparams say
             if list(hparams.get("error_labels", ["minor", "major", "critical"])) != ["minor", "major", "critical"]:
                 raise CheckpointError(f"{folder}: XCOMET's error_labels must be [minor, major, critical] (as "
                                       "unbabel-comet asserts).")
@@ -304,17 +345,15 @@ class Comet:
     # -- properties a caller needs --------------------------------------------------------------------------------
     @property
     def reads_references(self) -> bool:
-        return self.kind == "regression_metric" or (self.kind in UNIFIED and "ref" in self.segments)
+        return reads_references(self.kind, self.segments)
 
     @property
     def requires_sources(self) -> bool:
-        """Whether scoring needs sources: all but the unified models with references among their inputs (XCOMET,
-        unified [mt, src, ref] models score (mt, ref) alone)."""
-        return self.kind in ESTIMATORS or "ref" not in self.segments
+        return requires_sources(self.kind, self.segments)
 
     @property
     def requires_references(self) -> bool:
-        return self.kind == "regression_metric" or (self.kind in UNIFIED and "src" not in self.segments)
+        return requires_references(self.kind, self.segments)
 
     # -- tokens ---------------------------------------------------------------------------------------------------
     def token_ids(self, texts: Sequence[str]) -> tuple[list[list[int]], int]:
@@ -364,29 +403,42 @@ class Comet:
             out = self.encoder(input_ids=ids.to(self.device), attention_mask=mask, output_hidden_states=True, **kwargs)
         return torch.stack(out.hidden_states, dim=2)[mask.bool()].float()
 
-    def _pooled(self, states: torch.Tensor, lengths: Sequence[int], joint: bool) -> torch.Tensor:
-        """One vector per sequence from packed ``states``: the mix ``E`` (or ``H_layer``), then ``E[0]`` for joint
-        sequences and ``pool: cls``, the mean over tokens for ``avg``, the maximum for ``max``."""
-        counts = torch.tensor(list(lengths), device=states.device)
+    def _pooled(self, states: torch.Tensor, rows: Sequence[list[int]], joint: bool) -> torch.Tensor:
+        """One vector per sequence from packed ``states`` of token rows ``rows``: the mix ``E`` (or ``H_layer``), then
+        ``E[0]`` for joint sequences and ``pool: cls``, for ``avg`` the sum over the tokens that are not the pad id
+        divided by the number of all tokens, for ``max`` the maximum over the tokens that are not the pad id.
+
+        A pad id inside a text (``<pad>`` written in it) is a token to the encoder and the mix's layer norm (its
+        attention mask is 1) but padding to the pooling, as in unbabel-comet's ``average_pooling`` (masked by token
+        id, divided by the attention mask's sum) and ``max_pooling``."""
+        counts = torch.tensor([len(row) for row in rows], device=states.device)
         sequence = torch.repeat_interleave(torch.arange(len(counts), device=states.device), counts)
         mixed = self.mix.packed(states, sequence, counts) if self.mix is not None else states[:, self.layer]
         if joint or self.pool == "cls":
             return mixed[counts.cumsum(0) - counts]
+        padding = torch.tensor([t == self.pad_id for row in rows for t in row], device=mixed.device)
         pooled = torch.zeros((len(counts), mixed.shape[1]), device=mixed.device)
         if self.pool == "avg":
+            if padding.any():
+                mixed = mixed.masked_fill(padding.unsqueeze(1), 0.0)
             return pooled.index_add_(0, sequence, mixed) / counts.unsqueeze(1)
-        return pooled.index_reduce_(0, sequence, mixed, "amax", include_self=False)
+        if padding.any():
+            keep = ~padding
+            mixed, sequence = mixed[keep], sequence[keep]
+        # scatter_reduce_, not index_reduce_: the same maximum without torch's "index_reduce() is in beta" warning
+        return pooled.scatter_reduce_(0, sequence.unsqueeze(1).expand_as(mixed), mixed, "amax", include_self=False)
 
     def _tag_probs(self, states: torch.Tensor, lengths: Sequence[int], first: Sequence[int]) -> list[torch.Tensor]:
-        """XCOMET's word-level head on the first segment (mt) of each packed joint sequence: ``softmax(W H_word +
-        b)`` per mt token, ``(n_mt, 4)`` float32 on CPU."""
+        """XCOMET's word-level head on the first ``first`` positions (the mt) of each packed joint sequence:
+        ``softmax(W H_word + b)`` per position, ``(first, 4)`` float32 on CPU."""
         starts = np.cumsum([0, *lengths[:-1]])
         index = torch.from_numpy(np.concatenate([np.arange(a, a + n) for a, n in zip(starts, first)])).to(states.device)
         probs = torch.softmax(self.tagger(states[index, self.word_layer]), dim=-1).float().cpu()
         return [p.clone() for p in probs.split(list(first))]  # clones: the cache keeps each alone
 
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
-               first: Sequence[int] | None, progress: bool, what: str) -> tuple[torch.Tensor, list[torch.Tensor]]:
+               first: Sequence[tuple[int, int]] | None, progress: bool,
+               what: str) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """One vector per key: the pooled sentence embedding (estimators) or ``E[:, 0]`` (unified), from the cache
         or encoded and cached; for XCOMET also each key's mt tag probabilities (:meth:`_tag_probs`; else an empty
         list). With sharding active (:mod:`nlgmetrics.embed.distributed`) the keys missing on any rank are split
@@ -425,7 +477,7 @@ class Comet:
                 cache.put(f"{namespace}:tags", key, TokenEmbeddings(rows[index[key]][: len(tags)], tags))
         return torch.stack([found[key][0] for key in keys]), [found[key][1] for key in keys if tagged]
 
-    def _encode(self, rows: Sequence[list[int]], first: Sequence[int] | None, batch_size: int, joint: bool,
+    def _encode(self, rows: Sequence[list[int]], first: Sequence[tuple[int, int]] | None, batch_size: int, joint: bool,
                 progress: bool, what: str) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
         """Per row, its float32 CPU vector and XCOMET's mt tag probabilities (else None), encoded in length-sorted
         batches (longest first)."""
@@ -441,10 +493,11 @@ class Comet:
             for batch in batches:
                 chosen = [rows[i] for i in batch]
                 lengths = [len(row) for row in chosen]
-                firsts = [first[i] for i in batch] if first is not None else None
+                firsts = [first[i][0] for i in batch] if first is not None else None
                 states = self._hidden_states(chosen, firsts)
-                pooled = self._pooled(states, lengths, joint).cpu()
-                tags = self._tag_probs(states, lengths, firsts) if tagged else [None] * len(batch)
+                pooled = self._pooled(states, chosen, joint).cpu()
+                tags = (self._tag_probs(states, lengths, [first[i][1] for i in batch]) if tagged
+                        else [None] * len(batch))
                 for i, vector, tag in zip(batch, pooled, tags):
                     out[i] = (vector.clone(), tag)  # its own storage: cached and gathered alone, not with its batch
         return out
@@ -492,10 +545,12 @@ class Comet:
             keys, rows, first = [], [], []
             for i in range(len(predictions)):
                 parts = [tokens[texts[name][i]] for name in combo]
-                row, n_first = self.joint_ids(parts)
+                row, n_first = self.joint_ids([[t for t in part if t != self.pad_id] for part in parts])
                 keys.append("\x00".join(combo) + "\x00" + "\x00".join(texts[name][i] for name in combo))
                 rows.append(row)
-                first.append(n_first)
+                # XCOMET reads the mt's tags over as many joint positions as the mt had tokens, pad ids included
+                # (unbabel-comet's label_ids are the mt's own, its joint input ids have the pad ids removed)
+                first.append((n_first, min(len(parts[0]), len(row))))
             vectors, probs = self._embed(keys, rows, batch_size, True, first, progress, "+".join(combo))
             per_combo.append(torch.tensor(self._head(vectors)))
             tag_probs.append(probs)

@@ -88,7 +88,9 @@ from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.options import checked_options
 from nlgmetrics.learned.checkpoint import (
+    CKPT,
     DEFAULT_CHECKPOINT,
+    HPARAMS,
     CheckpointError,
     find_checkpoint,
     read_hparams,
@@ -228,9 +230,74 @@ class FeedForward(nn.Module):
 
 def _activation(name: str) -> nn.Module:
     module = getattr(nn, str(name).title(), None)
-    if module is None:
-        raise CheckpointError(f"activation {name!r} of the checkpoint is not a torch.nn activation.")
-    return module()
+    try:
+        built = module() if isinstance(module, type) and issubclass(module, nn.Module) else None
+    except TypeError:  # a module that needs arguments (Linear): not an activation
+        built = None
+    if built is None or list(built.parameters()):
+        raise CheckpointError(f"activation {name!r} of the checkpoint is not a torch.nn activation (Tanh, ReLU, "
+                              "Sigmoid, GELU, ...).")
+    return built
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def comet_modules(hparams: dict, config: Any, model_class: Any) -> dict[str, nn.Module]:
+    """The modules of the COMET model that ``hparams`` and the encoder's ``config`` describe, by their state_dict
+    prefix in unbabel-comet's checkpoints, built on the current device (``meta`` for :func:`check_weights`)."""
+    kind = hparams["class_identifier"]
+    modules: dict[str, nn.Module] = {"encoder.model.": model_class(config, add_pooling_layer=False)}
+    if hparams.get("sent_layer" if kind in UNIFIED else "layer", "mix") == "mix":
+        modules["layerwise_attention."] = LayerMix(config.num_hidden_layers + 1, hparams.get("layer_norm", True),
+                                                   str(hparams.get("layer_transformation", "softmax")))
+    hidden = config.hidden_size
+    in_dim = {"regression_metric": 6 * hidden, "referenceless_regression_metric": 4 * hidden}.get(kind, hidden)
+    modules["estimator."] = FeedForward(in_dim, hparams.get("hidden_sizes", [3072, 1024]),
+                                        hparams.get("activations", "Tanh"), hparams.get("final_activation"),
+                                        float(hparams.get("dropout", 0.1)))
+    if kind == "xcomet_metric":
+        modules["hidden2tag."] = nn.Linear(hidden, 1 + len(XCOMET_PENALTY))
+    return modules
+
+
+def unused_weights(kind: str) -> tuple[str, ...]:
+    """Prefixes of checkpoint entries unbabel-comet holds but no score reads: the encoder's pooler (MiniLM's
+    BertModel keeps one; ``pool: default`` is not supported), position/token-type id buffers, the layer mix's dropout
+    buffers, the word-level loss's class weights (``wordloss``, training only), and a unified model's word-level
+    tagger (``word_level_training``: error spans only, not scores)."""
+    unused = ("encoder.model.pooler.", "encoder.model.embeddings.position_ids",
+              "encoder.model.embeddings.token_type_ids", "layerwise_attention.dropout_mask",
+              "layerwise_attention.dropout_fill")
+    if kind in UNIFIED:
+        unused += ("wordloss.",)
+    return unused + (("hidden2tag.",) if kind == "unified_metric" else ())
+
+
+def check_weights(path: Path, state: dict, modules: dict[str, nn.Module], unused: tuple[str, ...]) -> None:
+    """Strict loading: the weights the model's ``modules`` (by state_dict prefix; meta tensors will do) use are
+    exactly the checkpoint's ``state``, with the same shapes; ``unused``: prefixes of entries unbabel-comet keeps
+    but no score reads (they may be there or not). A :class:`CheckpointError` naming the differences otherwise."""
+    expected = {prefix + k: tuple(v.shape) for prefix, module in modules.items()
+                for k, v in module.state_dict().items()}
+    not_tensors = [k for k, v in state.items() if not isinstance(v, torch.Tensor)]
+    provided = {k: tuple(v.shape) for k, v in state.items() if isinstance(v, torch.Tensor)}
+    missing = [k for k in expected if k not in provided and not k.startswith(unused)]
+    extra = [k for k in provided if k not in expected and not k.startswith(unused)] + not_tensors
+    shapes = [f"{k} {list(provided[k])} (the model's {list(expected[k])})" for k in expected
+              if k in provided and provided[k] != expected[k] and not k.startswith(unused)]
+    problems = []
+    for label, keys in (("missing from the checkpoint", missing), ("in the checkpoint but not used by the model",
+                                                                      extra), ("with another shape", shapes)):
+        if keys:
+            problems.append(f"{len(keys)} weight(s) {label} (e.g. {', '.join(keys[:3])})")
+    if problems:
+        raise CheckpointError(
+            f"{path}: the weights do not match the model that {HPARAMS} and the encoder's config.json describe: "
+            f"{'; '.join(problems)}. Use the {HPARAMS} and encoder config.json published with these weights (the "
+            "same hub revision), or weights saved from that model."
+        )
 
 
 # -- the model ------------------------------------------------------------------------------------------------------
@@ -268,41 +335,43 @@ class Comet:
         if dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of None, 'float32', 'bfloat16', 'float16', got {dtype!r}.")
         self.autocast_dtype = _DTYPES[dtype]
-        self.encoder = model_class(config, add_pooling_layer=False)
-        self._load(self.encoder, state, "encoder.model.", optional=("pooler.", "embeddings.position_ids",
-                                                                    "embeddings.token_type_ids"))
-        layer = hparams.get("sent_layer" if self.kind in UNIFIED else "layer", "mix")
-        self.layer = layer
+        self.layer = hparams.get("sent_layer" if self.kind in UNIFIED else "layer", "mix")
         self.num_layers = config.num_hidden_layers + 1
-        self.mix = None
-        if layer == "mix":
-            self.mix = LayerMix(self.num_layers, hparams.get("layer_norm", True),
-                                str(hparams.get("layer_transformation", "softmax")))
-            self._load(self.mix, state, "layerwise_attention.", optional=("dropout_mask", "dropout_fill"))
-        elif not (isinstance(layer, int) and 0 <= layer < self.num_layers):
-            raise CheckpointError(f"{folder}: layer {layer!r} is not 'mix' or a layer index below {self.num_layers}.")
+        if self.layer != "mix" and not (_is_int(self.layer) and 0 <= self.layer < self.num_layers):
+            raise CheckpointError(f"{folder / HPARAMS}: layer {self.layer!r} is not 'mix' or a layer index below "
+                                  f"{self.num_layers} (the encoder's {config.num_hidden_layers} layers + embeddings).")
         self.pool = hparams.get("pool", "avg")
         if self.kind in ESTIMATORS and self.pool not in ("avg", "max", "cls"):
-            raise CheckpointError(f"{folder}: pool {self.pool!r} is not supported (avg, max, cls; unbabel-comet's "
-                                  "'default' pools the encoder's own sentence embedding, which no published "
-                                  "checkpoint uses).")
-        hidden = config.hidden_size
-        in_dim = {"regression_metric": 6 * hidden, "referenceless_regression_metric": 4 * hidden}.get(self.kind, hidden)
-        self.head = FeedForward(in_dim, hparams.get("hidden_sizes", [3072, 1024]), hparams.get("activations", "Tanh"),
-                                hparams.get("final_activation"), float(hparams.get("dropout", 0.1)))
-        self._load(self.head, state, "estimator.")
+            raise CheckpointError(f"{folder / HPARAMS}: pool {self.pool!r} is not supported (avg, max, cls; "
+                                  "unbabel-comet's 'default' pools the encoder's own sentence embedding, which no "
+                                  "published checkpoint uses).")
         self.segments = input_segments(hparams)
-        self.tagger = self.word_layer = None
+        self.word_layer = None
         if self.kind == "xcomet_metric":
             if list(hparams.get("error_labels", ["minor", "major", "critical"])) != ["minor", "major", "critical"]:
                 raise CheckpointError(f"{folder}: XCOMET's error_labels must be [minor, major, critical] (as "
                                       "unbabel-comet asserts).")
             self.word_layer = hparams.get("word_layer", 36)
-            if not (isinstance(self.word_layer, int) and 0 <= self.word_layer < self.num_layers):
-                raise CheckpointError(f"{folder}: word_layer {self.word_layer!r} is not a layer index below "
-                                      f"{self.num_layers}.")
-            self.tagger = nn.Linear(hidden, 1 + len(XCOMET_PENALTY))
-            self._load(self.tagger, state, "hidden2tag.")
+            if not (_is_int(self.word_layer) and 0 <= self.word_layer < self.num_layers):
+                raise CheckpointError(f"{folder / HPARAMS}: word_layer {self.word_layer!r} is not a layer index "
+                                      f"below {self.num_layers}.")
+
+        def build() -> dict[str, nn.Module]:
+            return comet_modules(hparams, config, model_class)
+
+        with torch.device("meta"):  # shapes only: nothing is allocated until they match the weights
+            check_weights(folder / CKPT, state, build(), unused=unused_weights(self.kind))
+        from transformers.initialization import no_init_weights
+
+        with no_init_weights():  # every weight is overwritten by the checkpoint's (checked above)
+            modules = build()
+        for prefix, module in modules.items():
+            module.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)},
+                                   strict=False)  # strict=False: buffers the checkpoint may leave out
+        self.encoder = modules["encoder.model."]
+        self.mix = modules.get("layerwise_attention.")
+        self.head = modules["estimator."]
+        self.tagger = modules.get("hidden2tag.")
         self._drop_unused_layers()
         for module in (self.encoder, self.mix, self.head, self.tagger):
             if module is not None:
@@ -332,15 +401,6 @@ class Comet:
             # at least one block: transformers 5 records hidden states with hooks on the blocks, so an encoder cut
             # to none returns no hidden states at all, not even the embeddings (a mix that weights only layer 0)
             self.encoder.encoder.layer = blocks[: max(last, 1)]
-
-    @staticmethod
-    def _load(module: nn.Module, state: dict, prefix: str, optional: tuple[str, ...] = ()) -> None:
-        own = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
-        result = module.load_state_dict(own, strict=False)
-        missing = [k for k in result.missing_keys if not k.startswith(optional)]
-        if missing:
-            raise CheckpointError(f"the checkpoint lacks {len(missing)} weights of {prefix.rstrip('.')} (e.g. "
-                                  f"{prefix}{missing[0]}): it does not match the architecture its hparams.yaml names.")
 
     # -- properties a caller needs --------------------------------------------------------------------------------
     @property

@@ -101,15 +101,17 @@ def _mix_read(folder: Path) -> str:
             f"{blocks} encoder blocks run)")
 
 
-def run(data: Path, quick: bool, threads: int = THREADS) -> dict:
+def run(data: Path, quick: bool, threads: int = THREADS, plans: list | None = None,
+        cases: tuple[str, ...] = ("16 systems", "1 system")) -> dict:
     torch.set_num_threads(threads)
     reference, all_systems = load_wmt17_ende(data)
     sources = _sources(data)
     work = Path(tempfile.mkdtemp(prefix="bench-comet-"))
     names = list(all_systems)
     texts = sources + reference + [line for name in names[:4] for line in all_systems[name]]
-    plans = ([("minilm-size", 48, "every layer"), ("minilm-size", 48, "random draw")] if quick else
-             [(size, n, mix) for size, n in (("large", 16), ("minilm-size", 48), ("small", 100)) for mix in MIXES])
+    plans = plans or ([("minilm-size", 48, "every layer"), ("minilm-size", 48, "random draw")] if quick else
+                      [(size, n, mix) for size, n in (("large", 16), ("minilm-size", 48), ("small", 100))
+                       for mix in MIXES])
     rows, notes = [], []
     for size, n, mix in plans:
         encoder = work / f"xlmr-{size}"
@@ -120,6 +122,8 @@ def run(data: Path, quick: bool, threads: int = THREADS) -> dict:
         fill = ({f"layerwise_attention.scalar_parameters.{i}": [0.0] for i in range(layers)}
                 if MIXES[mix] == "zeros" else {})
         for label, chosen in (("16 systems", names), ("1 system", names[:1])):
+            if label not in cases:
+                continue
             samples = {name: [{"src": s, "mt": m, "ref": r} for s, m, r in
                               zip(sources[:n], all_systems[name][:n], reference[:n])] for name in chosen}
             job = {"models": [{"folder": str(folder), "hparams": {**ESTIMATOR, "pretrained_model": str(encoder)},

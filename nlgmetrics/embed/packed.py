@@ -20,7 +20,7 @@ time; any other model runs the standard padded forward.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -142,11 +142,13 @@ def packed_hidden_states(
     layer: int | None,
     device: torch.device,
     token_type_ids: Sequence[Sequence[int]] | None = None,
-) -> torch.Tensor:
+    on_layer: Callable[[int, torch.Tensor], None] | None = None,
+) -> torch.Tensor | None:
     """Hidden states of ``batch`` (token-id sequences, ideally length-sorted) at ``layer`` (0 = embedding output),
     packed: ``(sum of lengths, hidden)``, the sequences one after another; ``layer=None``: every layer,
-    ``(sum of lengths, L + 1, hidden)``. ``token_type_ids``: segment ids per sequence (sentence pairs; default 0).
-    Call under ``torch.inference_mode()``."""
+    ``(sum of lengths, L + 1, hidden)``; or with ``on_layer`` (and ``layer=None``), ``on_layer(l, H_l)`` for each
+    state as it is computed and None returned (a caller that reduces the layers keeps no stack of them).
+    ``token_type_ids``: segment ids per sequence (sentence pairs; default 0). Call under ``torch.inference_mode()``."""
     lengths = [len(ids) for ids in batch]
     input_ids = torch.tensor([t for ids in batch for t in ids], dtype=torch.long).unsqueeze(0)  # built on the CPU,
     positions = _position_ids(model, input_ids, lengths)  # moved to the device in one copy each
@@ -159,10 +161,16 @@ def packed_hidden_states(
     blocks = model.encoder.layer if layer is None else model.encoder.layer[:layer]
     groups = _equal_length_groups(lengths)
     grid = Grid(lengths, device) if device.type == "cpu" and max(lengths) <= EAGER_MAX_LENGTH else None
+    if on_layer is not None:
+        on_layer(0, x)
     states = [x]
-    for block in blocks:
+    for i, block in enumerate(blocks, start=1):
         h = block.attention.output(_attention(block, x, groups, grid), x)
         x = block.output(block.intermediate(h), h)
-        if layer is None:
+        if on_layer is not None:
+            on_layer(i, x)
+        elif layer is None:
             states.append(x)
+    if on_layer is not None:
+        return None
     return torch.stack(states, dim=1) if layer is None else x

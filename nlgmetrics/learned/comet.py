@@ -87,7 +87,7 @@ from nlgmetrics.embed.encoder import (
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.options import checked_options
-from nlgmetrics.learned.checkpoint import (
+from nlgmetrics.learned.comet_checkpoint import (
     CKPT,
     DEFAULT_CHECKPOINT,
     HPARAMS,
@@ -206,6 +206,17 @@ class LayerMix(nn.Module):
             variance = states.new_zeros(size).index_add_(0, sequence, centred.square().sum(-1)) / total
             states = centred / torch.sqrt(variance + 1e-12)[sequence].unsqueeze(-1)
         return self.gamma * torch.einsum("tlh,l->th", states, weights)
+
+    def normalised(self, state: torch.Tensor, sequence: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+        """``N(H_l)`` of one packed layer ``(T, hidden)``: each sequence's mean and variance over its tokens and
+        features (the identity without ``layer_norm``)."""
+        if not self.layer_norm:
+            return state
+        total = counts * state.shape[1]
+        mean = state.new_zeros(len(counts)).index_add_(0, sequence, state.sum(-1)) / total
+        centred = state - mean[sequence].unsqueeze(-1)
+        variance = state.new_zeros(len(counts)).index_add_(0, sequence, centred.square().sum(-1)) / total
+        return centred / torch.sqrt(variance + 1e-12)[sequence].unsqueeze(-1)
 
 
 class FeedForward(nn.Module):
@@ -442,18 +453,38 @@ class Comet:
         return sequence, len(parts[0])
 
     # -- forward --------------------------------------------------------------------------------------------------
-    def _hidden_states(self, rows: Sequence[list[int]], first: Sequence[int] | None) -> torch.Tensor:
-        """Every hidden state the score reads (``H_0 .. H_L``) at every real token of ``rows``, packed: ``(sum of
-        lengths, L + 1, hidden)`` float32. The padding-free forward (:mod:`nlgmetrics.embed.packed`) where the
-        encoder allows it, else a padded batch with the pad positions dropped. ``first``: joint sequences' first
+    def _hidden_states(self, rows: Sequence[list[int]], first: Sequence[int] | None
+                       ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``E`` (the mix, or ``H_layer``) at every real token of ``rows``, packed ``(sum of lengths, hidden)``
+        float32, and XCOMET's ``H_word_layer`` likewise (else None). The padding-free forward
+        (:mod:`nlgmetrics.embed.packed`) where the encoder allows it, mixing each layer as it comes out (no stack of
+        all layers is kept); else a padded batch with the pad positions dropped. ``first``: joint sequences' first
         segment lengths (BERT's token types: 0 over the first segment, 1 after it, as unbabel-comet)."""
         types = (None if first is None or not self.family.token_types
                  else [[0] * n + [1] * (len(row) - n) for row, n in zip(rows, first)])
         autocast = (torch.autocast(self.device.type, dtype=self.autocast_dtype)
                     if self.autocast_dtype is not None and self.device.type == "cuda" else nullcontext())
+        counts = torch.tensor([len(row) for row in rows], device=self.device)
+        sequence = torch.repeat_interleave(torch.arange(len(counts), device=self.device), counts)
         if self.packed:
+            weights = self.mix.weights().tolist() if self.mix is not None else None
+            found: dict[str, torch.Tensor] = {}
+
+            def take(index: int, state: torch.Tensor) -> None:
+                state = state.float()
+                if index == self.word_layer:
+                    found["word"] = state
+                if weights is None:
+                    if index == self.layer:
+                        found["mixed"] = state
+                elif index < len(weights) and weights[index] != 0.0:  # sparsemax zeros add exactly nothing
+                    term = self.mix.normalised(state, sequence, counts) * weights[index]
+                    found["mixed"] = term if "mixed" not in found else found["mixed"].add_(term)
+
             with autocast:
-                return packed_hidden_states(self.encoder, rows, None, self.device, token_type_ids=types).float()
+                packed_hidden_states(self.encoder, rows, None, self.device, token_type_ids=types, on_layer=take)
+            mixed = found["mixed"] * self.mix.gamma if self.mix is not None else found["mixed"]
+            return mixed, found.get("word")
         ids, mask = pad_batch(rows, self.pad_id)
         kwargs = {}
         if types is not None:
@@ -461,19 +492,20 @@ class Comet:
         mask = mask.to(self.device)
         with autocast:
             out = self.encoder(input_ids=ids.to(self.device), attention_mask=mask, output_hidden_states=True, **kwargs)
-        return torch.stack(out.hidden_states, dim=2)[mask.bool()].float()
+        states = torch.stack(out.hidden_states, dim=2)[mask.bool()].float()
+        mixed = self.mix.packed(states, sequence, counts) if self.mix is not None else states[:, self.layer]
+        return mixed, (states[:, self.word_layer] if self.word_layer is not None else None)
 
-    def _pooled(self, states: torch.Tensor, rows: Sequence[list[int]], joint: bool) -> torch.Tensor:
-        """One vector per sequence from packed ``states`` of token rows ``rows``: the mix ``E`` (or ``H_layer``), then
-        ``E[0]`` for joint sequences and ``pool: cls``, for ``avg`` the sum over the tokens that are not the pad id
-        divided by the number of all tokens, for ``max`` the maximum over the tokens that are not the pad id.
+    def _pooled(self, mixed: torch.Tensor, rows: Sequence[list[int]], joint: bool) -> torch.Tensor:
+        """One vector per sequence from ``E`` packed over token rows ``rows`` (:meth:`_hidden_states`): ``E[0]``
+        for joint sequences and ``pool: cls``, for ``avg`` the sum over the tokens that are not the pad id divided by
+        the number of all tokens, for ``max`` the maximum over the tokens that are not the pad id.
 
         A pad id inside a text (``<pad>`` written in it) is a token to the encoder and the mix's layer norm (its
         attention mask is 1) but padding to the pooling, as in unbabel-comet's ``average_pooling`` (masked by token
         id, divided by the attention mask's sum) and ``max_pooling``."""
-        counts = torch.tensor([len(row) for row in rows], device=states.device)
-        sequence = torch.repeat_interleave(torch.arange(len(counts), device=states.device), counts)
-        mixed = self.mix.packed(states, sequence, counts) if self.mix is not None else states[:, self.layer]
+        counts = torch.tensor([len(row) for row in rows], device=mixed.device)
+        sequence = torch.repeat_interleave(torch.arange(len(counts), device=mixed.device), counts)
         if joint or self.pool == "cls":
             return mixed[counts.cumsum(0) - counts]
         padding = torch.tensor([t == self.pad_id for row in rows for t in row], device=mixed.device)
@@ -488,12 +520,12 @@ class Comet:
         # scatter_reduce_, not index_reduce_: the same maximum without torch's "index_reduce() is in beta" warning
         return pooled.scatter_reduce_(0, sequence.unsqueeze(1).expand_as(mixed), mixed, "amax", include_self=False)
 
-    def _tag_probs(self, states: torch.Tensor, lengths: Sequence[int], first: Sequence[int]) -> list[torch.Tensor]:
+    def _tag_probs(self, word: torch.Tensor, lengths: Sequence[int], first: Sequence[int]) -> list[torch.Tensor]:
         """XCOMET's word-level head on the first ``first`` positions (the mt) of each packed joint sequence:
         ``softmax(W H_word + b)`` per position, ``(first, 4)`` float32 on CPU."""
         starts = np.cumsum([0, *lengths[:-1]])
-        index = torch.from_numpy(np.concatenate([np.arange(a, a + n) for a, n in zip(starts, first)])).to(states.device)
-        probs = torch.softmax(self.tagger(states[index, self.word_layer]), dim=-1).float().cpu()
+        index = torch.from_numpy(np.concatenate([np.arange(a, a + n) for a, n in zip(starts, first)])).to(word.device)
+        probs = torch.softmax(self.tagger(word[index]), dim=-1).float().cpu()
         return [p.clone() for p in probs.split(list(first))]  # clones: the cache keeps each alone
 
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
@@ -554,9 +586,9 @@ class Comet:
                 chosen = [rows[i] for i in batch]
                 lengths = [len(row) for row in chosen]
                 firsts = [first[i][0] for i in batch] if first is not None else None
-                states = self._hidden_states(chosen, firsts)
-                pooled = self._pooled(states, chosen, joint).cpu()
-                tags = (self._tag_probs(states, lengths, [first[i][1] for i in batch]) if tagged
+                mixed, word = self._hidden_states(chosen, firsts)
+                pooled = self._pooled(mixed, chosen, joint).cpu()
+                tags = (self._tag_probs(word, lengths, [first[i][1] for i in batch]) if tagged
                         else [None] * len(batch))
                 for i, vector, tag in zip(batch, pooled, tags):
                     out[i] = (vector.clone(), tag)  # its own storage: cached and gathered alone, not with its batch

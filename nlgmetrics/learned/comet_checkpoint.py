@@ -1,4 +1,4 @@
-"""Finding and reading the checkpoints of learned metrics as their authors publish them (COMET: Unbabel's layout).
+"""Finding and reading COMET checkpoints as Unbabel publishes them (hparams.yaml + checkpoints/model.ckpt).
 
 A COMET checkpoint is a folder ``<name>/hparams.yaml`` + ``<name>/checkpoints/model.ckpt`` (a PyTorch Lightning
 checkpoint whose ``state_dict`` holds the encoder, the layerwise attention and the estimator). It is found from:

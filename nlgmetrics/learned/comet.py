@@ -251,6 +251,19 @@ def _activation(name: str) -> nn.Module:
     return built
 
 
+def _no_init_weights() -> Any:
+    """transformers' context that skips random initialisation (its home moved in transformers 5); a no-op
+    where neither exists."""
+    try:
+        from transformers.initialization import no_init_weights
+    except ImportError:
+        try:
+            from transformers.modeling_utils import no_init_weights
+        except ImportError:
+            return nullcontext()
+    return no_init_weights()
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -372,9 +385,7 @@ class Comet:
 
         with torch.device("meta"):  # shapes only: nothing is allocated until they match the weights
             check_weights(folder / CKPT, state, build(), unused=unused_weights(self.kind))
-        from transformers.initialization import no_init_weights
-
-        with no_init_weights():  # every weight is overwritten by the checkpoint's (checked above)
+        with _no_init_weights():  # every weight is overwritten by the checkpoint's (checked above)
             modules = build()
         for prefix, module in modules.items():
             module.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)},

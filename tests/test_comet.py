@@ -196,7 +196,7 @@ def built(tmp_path_factory, wmt):
     published = _published_encoders(work, encoder)
     job["shapes"] = [{"name": name, "hparams": {**hparams, "pretrained_model": str(published[encoder_name])}}
                      for name, (hparams, encoder_name) in PUBLISHED.items()]
-    scores = oracle_scores(job, work, env={"HF_HUB_CACHE": str(hub)})
+    scores = oracle_scores(job, work, timeout=2400, env={"HF_HUB_CACHE": str(hub)})  # minutes when the machine is busy
     return {"encoder": encoder, "models": models, "oracle": {name: scores[str(folder)] for name, folder in
                                                              models.items()}, "work": work, "hub": hub,
             "published": published, "shapes": {name: scores["__shapes__" + name] for name in PUBLISHED},

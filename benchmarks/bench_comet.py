@@ -25,8 +25,12 @@ One thread by default, as bench_bleurt and bench_metricx: on this shared 2-core 
 turns every kernel call into a wait for a scheduler slice (CPU seconds grow too, spinning), which swamps the
 comparison; with 2 threads, run it alone.
 
+Each size runs with two layer mixes (:data:`MIXES`): one that weights every layer (the whole encoder runs: the
+fair case for one system) and the random draw (a sparse mix: the encoder is cut above its last weighted layer);
+each row names the layers its mix reads. The anchor's LRU cache hits and misses are counted per row.
+
 Run: ``python -m benchmarks.bench_comet [--data ../shared/data] [--quick]`` (default: 16 segments on the large
-model, 48 on the MiniLM-size one and 100 on the small one; quick: the small one).
+model, 48 on the MiniLM-size one and 100 on the small one; quick: the MiniLM-size one, both mixes).
 """
 
 from __future__ import annotations
@@ -80,22 +84,50 @@ def _ours(folder: Path, sources, reference, systems: dict) -> tuple[float, dict]
     return time.perf_counter() - start, time.process_time() - cpu, scores
 
 
-def run(data: Path, quick: bool, threads: int = THREADS) -> dict:
+#: the layer mix of the benchmark checkpoint: its layerwise-attention scalars. "every layer": all equal, so sparsemax
+#: gives every hidden state (embeddings + all layers) the same weight and the whole encoder runs, as with a softmax
+#: mix; "random draw": N(0, 1) scalars (seed 0), whose sparsemax keeps a few layers only, so the encoder is cut above
+#: the last one (the layers read are reported per row).
+MIXES = {"every layer": "zeros", "random draw": None}
+
+
+def _mix_read(folder: Path) -> str:
+    from nlgmetrics.learned.comet import load_comet
+
+    weights = load_comet(str(folder)).mix.weights()
+    read = [int(i) for i in torch.nonzero(weights).view(-1)]
+    blocks = len(load_comet(str(folder)).encoder.encoder.layer)
+    return (f"mix weights {len(read)} of {len(weights)} hidden states (layers {', '.join(map(str, read))}; "
+            f"{blocks} encoder blocks run)")
+
+
+def run(data: Path, quick: bool, threads: int = THREADS, plans: list | None = None,
+        cases: tuple[str, ...] = ("16 systems", "1 system")) -> dict:
     torch.set_num_threads(threads)
     reference, all_systems = load_wmt17_ende(data)
     sources = _sources(data)
     work = Path(tempfile.mkdtemp(prefix="bench-comet-"))
     names = list(all_systems)
     texts = sources + reference + [line for name in names[:4] for line in all_systems[name]]
-    plans = [("small", 100)] if quick else [("large", 16), ("minilm-size", 48), ("small", 100)]
+    plans = plans or ([("minilm-size", 48, "every layer"), ("minilm-size", 48, "random draw")] if quick else
+                      [(size, n, mix) for size, n in (("large", 16), ("minilm-size", 48), ("small", 100))
+                       for mix in MIXES])
     rows, notes = [], []
-    for size, n in plans:
-        encoder = build_encoder(work / f"xlmr-{size}", texts, vocab_size=8000, **SIZES[size])
-        folder = work / f"comet-{size}"
+    for size, n, mix in plans:
+        encoder = work / f"xlmr-{size}"
+        if not encoder.exists():
+            build_encoder(encoder, texts, vocab_size=8000, **SIZES[size])
+        folder = work / f"comet-{size}-{mix.replace(' ', '-')}"
+        layers = SIZES[size]["num_hidden_layers"] + 1
+        fill = ({f"layerwise_attention.scalar_parameters.{i}": [0.0] for i in range(layers)}
+                if MIXES[mix] == "zeros" else {})
         for label, chosen in (("16 systems", names), ("1 system", names[:1])):
+            if label not in cases:
+                continue
             samples = {name: [{"src": s, "mt": m, "ref": r} for s, m, r in
                               zip(sources[:n], all_systems[name][:n], reference[:n])] for name in chosen}
-            job = {"models": [{"folder": str(folder), "hparams": {**ESTIMATOR, "pretrained_model": str(encoder)}}],
+            job = {"models": [{"folder": str(folder), "hparams": {**ESTIMATOR, "pretrained_model": str(encoder)},
+                               "fill": fill}],
                    "samples": samples, "batch_size": BATCH,
                    "time": [{"half": False}] if size == "large" else [{"half": False}, {"half": True}]}
             anchor = oracle_scores(job, work, timeout=3000,
@@ -105,19 +137,24 @@ def run(data: Path, quick: bool, threads: int = THREADS) -> dict:
             diff = max(abs(a - b) for name in chosen for a, b in zip(ours[name], anchor["__scores_float32__"][name]))
             for variant in ("half", "float32") if size != "large" else ("float32",):
                 rows.append({
-                    "case": f"{size}, {label} x {n} segments", "ours_s": ours_s,
+                    "case": f"{size}, {label} x {n} segments", "mix": _mix_read(folder), "ours_s": ours_s,
                     "anchor": f"comet-score path ({'half(), as comet-score' if variant == 'half' else 'float32'})",
                     "anchor_s": anchor[f"__seconds_{variant}__"],
                     "speedup": anchor[f"__seconds_{variant}__"] / ours_s,
                     "ours_cpu_s": ours_cpu, "anchor_cpu_s": anchor[f"__cpu_seconds_{variant}__"],
                     "speedup_cpu": anchor[f"__cpu_seconds_{variant}__"] / ours_cpu,
+                    "anchor_cache_hits": anchor[f"__cache_{variant}__"]["hits"],
+                    "anchor_cache_misses": anchor[f"__cache_{variant}__"]["misses"],
                     "max_abs_diff": diff if variant == "float32" else None,
                 })
     notes.append("checkpoints: random weights, built by unbabel-comet's own classes (tests/comet_builder.py); "
-                 "sizes: " + "; ".join(f"{k}: {v}" for k, v in SIZES.items()))
+                 "sizes: " + "; ".join(f"{k}: {v}" for k, v in SIZES.items()) + "; mixes: " + "; ".join(MIXES))
+    hits = sum(row["anchor_cache_hits"] for row in rows)
     notes.append(f"CPU, {threads} torch thread(s) each side, batch size {BATCH}, load time excluded on both sides; "
-                 "ours from an empty embedding cache. The anchor's LRU cache reuses source/reference batches across "
-                 "systems too.")
+                 "ours from an empty embedding cache. The anchor's sentence-embedding LRU cache (comet-score's "
+                 f"set_embedding_cache) was measured: {hits} hits over all rows (anchor_cache_hits per row). Its key "
+                 "is a whole padded batch (the tensor's repr), so it can hit only when a batch of sources or "
+                 "references recurs exactly.")
     return {"metric": "comet", "rows": rows, "notes": notes}
 
 

@@ -178,7 +178,7 @@ def segment_scores(
     ``sources`` go to the metrics that read them (their spec's ``sources``); other metrics ignore them."""
     spec = get_spec(metric)
     options = check_flags(spec.function, spec.canonical_options(options or {}))
-    spec.input_arguments(sources if spec.sources != SOURCES_NONE else None, references is not None)
+    spec.input_arguments(sources if spec.sources != SOURCES_NONE else None, references is not None, options)
     if spec.statistics:
         return _corpus_statistics(metric, options, systems, references)
     return _example_scores(metric, options, systems, references, sources if spec.sources != SOURCES_NONE else None)

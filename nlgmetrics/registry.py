@@ -84,6 +84,10 @@ class MetricSpec:
       ``"none"`` (it takes no such keyword), ``"optional"`` or ``"required"`` (COMET). See :func:`score`.
     - ``references_optional``: the metric can score without references (quality estimation, e.g. COMET-Kiwi): its
       compute function then gets ``references=None``.
+    - ``input_needs``: ``"module:function"`` for a metric whose inputs depend on the checkpoint the options name
+      (COMET: XCOMET scores from references alone, wmt22-comet-da needs sources, COMET-Kiwi reads no references):
+      ``function(options) -> InputNeeds`` reads the checkpoint's configuration (not its weights) and says what it
+      needs; ``sources``/``references_optional`` then say what *some* checkpoint takes (see :meth:`input_arguments`).
     - ``needs_checkpoint``: the metric scores only with a model the user supplies (COMET, BLEURT: no checkpoint is
       bundled), so ``make demo``, a suite without a metric list and the per-metric test tables, which run every
       metric on bundled data, leave it out (:func:`self_contained_metrics`).
@@ -109,6 +113,7 @@ class MetricSpec:
     higher_is_better: bool = True
     sources: str = SOURCES_NONE
     references_optional: bool = False
+    input_needs: str | None = None
     needs_checkpoint: bool = False
 
     def __post_init__(self) -> None:
@@ -160,12 +165,19 @@ class MetricSpec:
             found.setdefault(alias, found.get(name, Any))
         return found
 
-    def input_arguments(self, sources: Any = None, references_given: bool = True) -> dict[str, Any]:
+    def input_arguments(self, sources: Any = None, references_given: bool = True,
+                        options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The input keywords for the compute function besides predictions and references: ``{"sources": ...}``
         for a metric that reads sources, ``{}`` otherwise. A ``ValueError`` naming the fix when sources are given to
-        a metric that does not read them, missing where required, or references are missing where needed."""
-        if not references_given and not self.references_optional:
-            raise ValueError(f"{self.name} needs references, one or more per prediction (references=[...]; "
+        a metric that does not read them, missing where required, or references are missing where needed.
+
+        For a metric with ``input_needs``, "required" is per checkpoint: with ``options`` given, the checkpoint they
+        name is read (its configuration only) and its own needs are checked; without them (or when it cannot be
+        read here) the compute function checks them once it has read the checkpoint."""
+        needs = self.needs(options)
+        if not references_given and not (needs.references_optional if needs else self.references_optional):
+            where = f" (checkpoint {needs.checkpoint})" if needs else ""
+            raise ValueError(f"{self.name}{where} needs references, one or more per prediction (references=[...]; "
                              "--references FILE on the command line); only reference-free metrics score without them.")
         if self.sources == SOURCES_NONE:
             if sources is not None:
@@ -173,10 +185,22 @@ class MetricSpec:
                                  "metrics that read sources: "
                                  f"{', '.join(n for n, s in SPECS.items() if s.sources != SOURCES_NONE) or 'none'}).")
             return {}
-        if sources is None and self.sources == SOURCES_REQUIRED:
-            raise ValueError(f"{self.name} needs sources: the source texts the predictions were generated from, one "
-                             "per prediction (sources=[...] in Python, --sources FILE on the command line).")
+        required = needs.sources_required if needs else self.sources == SOURCES_REQUIRED
+        if sources is None and required:
+            where = f" (checkpoint {needs.checkpoint})" if needs else ""
+            raise ValueError(f"{self.name}{where} needs sources: the source texts the predictions were generated from, "
+                             "one per prediction (sources=[...] in Python, --sources FILE on the command line).")
         return {"sources": sources}
+
+    def needs(self, options: Mapping[str, Any] | None) -> InputNeeds | None:
+        """What the checkpoint named by ``options`` needs (``input_needs``), or None: no such hook, no options, or a
+        checkpoint that cannot be read here (the compute function then reports that, with its own context)."""
+        if self.input_needs is None or options is None:
+            return None
+        try:
+            return load_object(self.input_needs)(self.canonical_options(options))
+        except (ValueError, OSError):
+            return None
 
     def canonical_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """``options`` with aliases replaced by the compute function's own names; an unknown name raises a
@@ -203,6 +227,15 @@ def unknown_option_message(metric: str, unknown: Sequence[str], accepted: Sequen
         f"{metric}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}.{hint} "
         f"Accepted options: {', '.join(accepted)}."
     )
+
+
+@dataclass(frozen=True)
+class InputNeeds:
+    """What one checkpoint needs besides predictions (a spec's ``input_needs`` returns it)."""
+
+    checkpoint: str
+    sources_required: bool
+    references_optional: bool
 
 
 _BERTSCORE_KEYS = {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"}
@@ -279,7 +312,10 @@ SPECS: dict[str, MetricSpec] = {
             per_example={"scores": "comet"}, flat_renames={"mean_score": "comet"}, extras=("learned",),
             flat_skip=frozenset({"mean_score_mean", "mean_score_ci"}),
             refused_per_example={**_BOOTSTRAP_REFUSED, "distributed": _EMBEDDING_REFUSED["distributed"]},
-            sources=SOURCES_REQUIRED, references_optional=True, needs_checkpoint=True,
+            # sources and references per checkpoint: XCOMET and unified [mt, src, ref] models score from references
+            # alone, estimators need sources and references, COMET-Kiwi / comet-qe need sources only
+            sources=SOURCES_OPTIONAL, references_optional=True, input_needs="nlgmetrics.learned.comet:input_needs",
+            needs_checkpoint=True,
         ),
         MetricSpec(
             "llm_judge", "nlgmetrics.judge.core:compute_llm_judge", LEARNED, headline=("llm_judge",),
@@ -353,8 +389,9 @@ def score(
     naming the closest accepted option, :meth:`MetricSpec.canonical_options`). The one call the CLI, compare, the
     suite and the adapters make."""
     spec = get_spec(name)
-    inputs = spec.input_arguments(sources, references is not None)
-    return get_metric(name)(predictions, references, **inputs, **spec.canonical_options(options))
+    options = spec.canonical_options(options)
+    inputs = spec.input_arguments(sources, references is not None, options)
+    return get_metric(name)(predictions, references, **inputs, **options)
 
 
 def missing_extra(name: str) -> MissingExtraError | None:

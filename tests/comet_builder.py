@@ -10,7 +10,8 @@ Two halves, because no venv holds both stacks:
   (layerwise-attention scalars and gamma too, so the mix is not uniform), saves ``hparams.yaml`` and
   ``checkpoints/model.ckpt`` as unbabel-comet's ``load_from_checkpoint`` reads them, then scores the samples with
   ``load_from_checkpoint(...).predict(..., gpus=0)`` and prints the scores; with ``"time": [{"half": bool}, ...]``
-  it also times ``comet-score``'s own code path per variant (the benchmark).
+  it also times ``comet-score``'s own code path per variant (the benchmark); with ``"shapes": [{name, hparams}]``
+  it builds each configuration on the meta device and returns its state_dict's names and shapes (published sizes).
 
 The other encoder families: :func:`build_bert_encoder` (a WordPiece tokenizer trained on the text, a ``BertConfig``)
 and :func:`build_minilm_encoder` (a ``BertConfig`` over an XLM-R tokenizer, which unbabel-comet loads from the hub id
@@ -184,6 +185,7 @@ for model_spec in job["models"]:
             model.half()
         model.set_embedding_cache()
         loaded = time.perf_counter() - start
+        cache = model.retrieve_sentence_embedding.cache_info()  # the LRU cache is shared by the class: count the delta
         start, cpu = time.perf_counter(), time.process_time()
         system_scores = {}
         for name, samples in job["samples"].items():
@@ -191,11 +193,24 @@ for model_spec in job["models"]:
                                  accelerator="cpu")
             system_scores[name] = [float(x) for x in pred.scores]
         label = "half" if variant["half"] else "float32"
+        after = model.retrieve_sentence_embedding.cache_info()
+        scores[f"__cache_{label}__"] = {"hits": after.hits - cache.hits, "misses": after.misses - cache.misses}
         scores[f"__seconds_{label}__"] = time.perf_counter() - start
         scores[f"__cpu_seconds_{label}__"] = time.process_time() - cpu
         scores[f"__load_seconds_{label}__"] = loaded
         scores[f"__scores_{label}__"] = system_scores
     out[folder] = scores
+for spec in job.get("shapes", []):
+    # a published configuration built by unbabel-comet's own class on the meta device (no memory): its weights'
+    # names and shapes, as its checkpoints hold them
+    import inspect
+    hp = dict(spec["hparams"])
+    model_class = str2model[hp.pop("class_identifier")]
+    accepted = inspect.signature(model_class.__init__).parameters  # as Lightning's load_from_checkpoint filters
+    with torch.device("meta"):
+        model = model_class(**{**{k: v for k, v in hp.items() if k in accepted}, "load_pretrained_weights": False})
+    out["__shapes__" + spec["name"]] = {k: list(v.shape) for k, v in model.state_dict().items()}
+    out["__parameters__" + spec["name"]] = sum(p.numel() for p in model.parameters())
 print(json.dumps(out))
 '''
 

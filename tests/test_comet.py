@@ -66,6 +66,87 @@ BERT_KIWI = {**KIWI, "encoder_model": "BERT"}  # joint [CLS] mt [SEP] src [SEP] 
 FAMILIES = {"minilm": MINILM, "bert": BERT, "bert_kiwi": BERT_KIWI}
 
 
+N_SPECIAL = 12  # segments with special tokens written in their text
+
+
+def _special_samples(sources, reference, outputs):
+    """WMT17 triples with special tokens written in the text, as a generation decoded without skipping special
+    tokens gives them: ``<pad>`` (the pad id: XLM-R, MiniLM), ``[PAD]`` (BERT's pad id), and ``</s>``, ``<s>``,
+    ``<mask>``, ``<unk>``, ``[SEP]`` (tokens like any other to both implementations)."""
+    rows = []
+    for i in range(N_SPECIAL):
+        s, m, r = sources[i], outputs[i], reference[i]
+        if i % 6 == 0:
+            m = m + "</s><pad><pad><pad>"
+        elif i % 6 == 1:
+            m, s = "<pad> " + m, s + " <pad>"
+        elif i % 6 == 2:
+            m, r = m.replace(" ", " <pad> ", 2), "<s> " + r
+        elif i % 6 == 3:
+            m, r = m + " <mask>", r.replace(" ", " <unk> ", 1)
+        elif i % 6 == 4:
+            m = "<pad>"
+        else:
+            m, r = "[PAD] " + m.replace(" ", " [PAD] ", 1) + " [SEP] x", r + "<pad>"
+        rows.append({"src": s, "mt": m, "ref": r})
+    return rows
+
+
+# -- published configurations: hparams.yaml of the hub checkpoints and their encoders' config.json ------------------
+_COMMON = {"activations": "Tanh", "batch_size": 16, "dropout": 0.1, "encoder_learning_rate": 1.0e-06,
+           "final_activation": None, "keep_embeddings_frozen": True, "layerwise_decay": 0.95,
+           "learning_rate": 1.5e-05, "loss": "mse", "nr_frozen_epochs": 0.3, "optimizer": "AdamW", "pool": "avg",
+           "warmup_steps": 0}
+PUBLISHED = {  # name -> (hparams.yaml values, encoder config.json values)
+    "wmt22-comet-da": (
+        {**_COMMON, "class_identifier": "regression_metric", "encoder_model": "XLM-RoBERTa",
+         "pretrained_model": "xlm-roberta-large", "hidden_sizes": [3072, 1024], "layer": "mix", "layer_norm": False,
+         "layer_transformation": "sparsemax"},
+        "xlm-roberta-large"),
+    "wmt22-cometkiwi-da": (
+        {**_COMMON, "class_identifier": "unified_metric", "encoder_model": "XLM-RoBERTa",
+         "pretrained_model": "microsoft/infoxlm-large", "hidden_sizes": [3072, 1024], "layer": "mix",
+         "sent_layer": "mix", "word_layer": 24, "layer_norm": False, "layer_transformation": "sparsemax",
+         "input_segments": ["mt", "src"], "word_level_training": False, "loss_lambda": 0.65},
+        "infoxlm-large"),
+    "XCOMET-XL": (
+        {**_COMMON, "batch_size": 8, "class_identifier": "xcomet_metric", "encoder_model": "XLM-RoBERTa-XL",
+         "pretrained_model": "facebook/xlm-roberta-xl", "hidden_sizes": [2560, 1280], "layer": "mix",
+         "sent_layer": "mix", "word_layer": 36, "layer_norm": False, "layer_transformation": "sparsemax",
+         "input_segments": ["mt", "src", "ref"], "word_level_training": True, "loss_lambda": 0.055,
+         "error_labels": ["minor", "major", "critical"], "cross_entropy_weights": [0.08, 0.486, 0.505, 0.533]},
+        "xlm-roberta-xl"),
+}
+_XLMR_LARGE = {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096,
+               "vocab_size": 250002, "max_position_embeddings": 514, "type_vocab_size": 1, "layer_norm_eps": 1e-05,
+               "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2, "hidden_act": "gelu"}
+ENCODER_CONFIGS = {  # the hub's config.json of each encoder (shape-relevant values)
+    "xlm-roberta-large": ("XLMRobertaConfig", _XLMR_LARGE),
+    "infoxlm-large": ("XLMRobertaConfig", _XLMR_LARGE),  # microsoft/infoxlm-large: XLM-R large's shapes
+    "xlm-roberta-xl": ("XLMRobertaXLConfig", {**_XLMR_LARGE, "hidden_size": 2560, "num_hidden_layers": 36,
+                                              "num_attention_heads": 32, "intermediate_size": 10240,
+                                              "vocab_size": 250880}),
+}
+PUBLISHED_SIZES = {"wmt22-comet-da": (0.55e9, 0.6e9), "wmt22-cometkiwi-da": (0.55e9, 0.6e9),  # ~580M, ~565M
+                   "XCOMET-XL": (3.4e9, 3.6e9)}  # parameters, as the model cards give them (3.5B)
+
+
+def _published_encoders(work, tokenizer_folder):
+    """A folder per published encoder: its config.json (values above) and the small test tokenizer (the shapes
+    come from the config)."""
+    import transformers
+
+    folders = {}
+    for name, (config_class, values) in ENCODER_CONFIGS.items():
+        folder = work / f"published-{name}"
+        getattr(transformers, config_class)(**values).save_pretrained(folder)
+        for path in tokenizer_folder.iterdir():
+            if path.name != "config.json":
+                shutil.copy(path, folder / path.name)
+        folders[name] = folder
+    return folders
+
+
 def _load_wmt():
     with gzip.open(DATA / "wmt17_ende_16systems_every10th.json.gz", "rt", encoding="utf-8") as handle:
         targets = json.load(handle)
@@ -107,13 +188,19 @@ def built(tmp_path_factory, wmt):
     job = {
         "models": [{"folder": str(models[name]), "hparams": {**hparams, "pretrained_model": str(folder)}, "seed": i,
                     **extra.get(name, {})} for i, (name, (hparams, folder)) in enumerate(specs.items())],
-        "samples": {system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
-                    for system, outputs in systems.items()},
+        "samples": {**{system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
+                       for system, outputs in systems.items()},
+                    "specials": _special_samples(sources, reference, systems[SYSTEMS[0]])},
         "batch_size": 8, "t_tests": [list(SYSTEMS)],
     }
-    scores = oracle_scores(job, work, env={"HF_HUB_CACHE": str(hub)})
+    published = _published_encoders(work, encoder)
+    job["shapes"] = [{"name": name, "hparams": {**hparams, "pretrained_model": str(published[encoder_name])}}
+                     for name, (hparams, encoder_name) in PUBLISHED.items()]
+    scores = oracle_scores(job, work, timeout=2400, env={"HF_HUB_CACHE": str(hub)})  # minutes when the machine is busy
     return {"encoder": encoder, "models": models, "oracle": {name: scores[str(folder)] for name, folder in
-                                                             models.items()}, "work": work, "hub": hub}
+                                                             models.items()}, "work": work, "hub": hub,
+            "published": published, "shapes": {name: scores["__shapes__" + name] for name in PUBLISHED},
+            "parameters": {name: scores["__parameters__" + name] for name in PUBLISHED}}
 
 
 def _score(built, name, system, wmt, **kwargs):
@@ -141,6 +228,40 @@ def test_segment_scores_equal_unbabel_comet(built, wmt, name, monkeypatch):
         assert max(abs(a - b) for a, b in zip(result["scores"], expected)) < 1e-5
         assert result["mean_score"] == pytest.approx(sum(expected) / N, abs=1e-6)
         assert max(expected) - min(expected) > 1e-3  # the random model tells segments apart
+
+
+@pytest.mark.parametrize("name", ["estimator", "kiwi", "unified3", *FAMILIES, "xcomet"])
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "padded"])
+def test_special_tokens_written_in_the_text_equal_unbabel_comet(built, wmt, name, packed, monkeypatch):
+    """``<pad>``/``[PAD]`` in a text is the pad id: padding to pooling and joint inputs, a token to the encoder (with
+    XLM-R's padding position); ``<s>``, ``</s>``, ``<mask>``, ``<unk>``, ``[SEP]`` are tokens. Every family, both
+    forwards, XCOMET with src+ref, src only and ref only."""
+    from huggingface_hub import constants
+
+    from nlgmetrics.embed.cache import get_cache
+    from nlgmetrics.learned.comet import compute_comet, load_comet
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(built["hub"]))
+    samples = _special_samples(*wmt[:2], wmt[2][SYSTEMS[0]])
+    comet = load_comet(str(built["models"][name]))
+    assert comet.packed
+    assert sum(comet.pad_id in row for row in comet.token_ids([x["mt"] for x in samples])[0]) >= 2  # pad ids in mt
+    monkeypatch.setattr(comet, "packed", packed)
+    given = {"xcomet": ["src+ref", "src", "ref"], "kiwi": ["src"], "bert_kiwi": ["src"]}.get(name, ["src+ref"])
+    get_cache().clear()
+    try:
+        for inputs in given:
+            prefix = {"src+ref": "", "src": "qe:", "ref": "ref:"}[inputs] if name == "xcomet" else ""
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                scores = compute_comet([x["mt"] for x in samples],
+                                       [x["ref"] for x in samples] if "ref" in inputs else None,
+                                       sources=[x["src"] for x in samples] if "src" in inputs else None,
+                                       model=str(built["models"][name]), batch_size=8)["scores"]
+            expected = built["oracle"][name][prefix + "specials"]
+            assert max(abs(a - b) for a, b in zip(scores, expected)) < 1e-5, (inputs, scores, expected)
+    finally:
+        get_cache().clear()
 
 
 @pytest.mark.parametrize("name", ["estimator", "unified3", "minilm", "bert_kiwi", "xcomet"])
@@ -263,7 +384,9 @@ def test_an_encoder_not_found_offline_says_how_to_point_at_a_folder(built, wmt, 
     from nlgmetrics.learned.comet import compute_comet
 
     moved = copy_checkpoint(built["models"]["estimator"], tmp_path / "ckpt", pretrained_model="xlm-roberta-large")
-    with pytest.raises(FileNotFoundError, match=re.escape("needs the config of its encoder 'xlm-roberta-large'")
+    from nlgmetrics.learned.locate import CheckpointError
+
+    with pytest.raises(CheckpointError, match=re.escape("needs the config of its encoder 'xlm-roberta-large'")
                        + ".*encoder='/path/to/xlm-roberta-large'"):
         compute_comet(["a"], ["a"], sources=["a"], model=str(moved))
     scored = compute_comet(wmt[2][SYSTEMS[0]][:4], wmt[1][:4], sources=wmt[0][:4], model=str(moved),
@@ -331,7 +454,7 @@ def test_cli_scores_with_sources(built, wmt, tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["scores"] == pytest.approx(built["oracle"]["estimator"][SYSTEMS[0]], abs=1e-5)
     assert main(["score", "-m", "comet", "-p", str(paths["hyp"]), "-r", str(paths["ref"]), "-o", model]) == 2
-    assert "comet needs sources" in capsys.readouterr().err
+    assert "needs sources" in capsys.readouterr().err.lower()
     kiwi = f"model={built['models']['kiwi']}"
     assert main(["score", "-m", "comet", "-p", str(paths["hyp"]), "-s", str(paths["src"]), "-o", kiwi,
                  "-f", "json"]) == 0
@@ -552,3 +675,198 @@ def test_distributed_option_without_a_process_group(built, wmt):
         _score(built, "estimator", SYSTEMS[0], wmt, distributed=True)
     with pytest.raises(ValueError, match="False, True or 'auto'"):
         _score(built, "estimator", SYSTEMS[0], wmt, distributed="yes")
+
+
+def test_reference_only_xcomet_at_every_entry_point(built, wmt, tmp_path, capsys):
+    """XCOMET scores (mt, ref) without sources wherever compute_comet does: CLI score and compare, compare(),
+    Trainer, lm-eval and Ray; a checkpoint that needs sources is still refused before any work (the spec reads
+    its hparams.yaml)."""
+    import numpy as np
+
+    from nlgmetrics.cli import main
+    from nlgmetrics.comparison import compare
+    from nlgmetrics.integration.lm_eval import score_corpus
+    from nlgmetrics.integration.transformers import make_compute_metrics
+    from nlgmetrics.registry import get_spec
+
+    _, reference, systems = wmt
+    n = 6
+    hyps, other, refs = systems[SYSTEMS[0]][:n], systems[SYSTEMS[1]][:n], reference[:n]
+    model = str(built["models"]["xcomet"])
+    expected = built["oracle"]["xcomet"]["ref:" + SYSTEMS[0]][:n]
+    expected_other = built["oracle"]["xcomet"]["ref:" + SYSTEMS[1]][:n]
+    spec = get_spec("comet")
+    assert spec.input_arguments(None, True, {"model": model}) == {"sources": None}
+    with pytest.raises(ValueError, match=r"comet \(checkpoint estimator-tiny\) needs sources"):
+        spec.input_arguments(None, True, {"model": str(built["models"]["estimator"])})
+    with pytest.raises(ValueError, match=r"comet \(checkpoint estimator-tiny\) needs references"):
+        spec.input_arguments(["s"], False, {"model": str(built["models"]["estimator"])})
+    paths = {}
+    for label, lines in (("ref", refs), ("hyp", hyps), ("other", other)):
+        paths[label] = str(tmp_path / label)
+        (tmp_path / label).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["score", "-m", "comet", "-p", paths["hyp"], "-r", paths["ref"], "-o", f"model={model}",
+                     "-f", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx(expected, abs=1e-5)
+        assert main(["compare", "-b", paths["hyp"], paths["other"], "-r", paths["ref"], "-m", "comet",
+                     "-o", f"comet.model={model}", "--n-resamples", "20", "-f", "json"]) == 0
+        rows = json.loads(capsys.readouterr().out)
+        assert [row["score"] for row in rows] == pytest.approx([np.mean(expected), np.mean(expected_other)],
+                                                               abs=1e-6)
+        rows = compare({"a": hyps, "b": other}, refs, ["comet"], metric_options={"comet": {"model": model}},
+                       n_resamples=20)
+        assert [row["score"] for row in rows] == pytest.approx([np.mean(expected), np.mean(expected_other)],
+                                                               abs=1e-6)
+        with pytest.raises(ValueError, match="needs sources"):
+            compare({"a": hyps, "b": other}, refs, ["comet"],
+                    metric_options={"comet": {"model": str(built["models"]["estimator"])}})
+
+        words = sorted({w for text in hyps + refs for w in text.split()})
+
+        class Tokenizer:
+            pad_token_id = 0
+
+            def batch_decode(self, ids, skip_special_tokens=True):
+                return [" ".join(words[i - 1] for i in row if i > 0) for row in ids]
+
+        def ids(texts):
+            rows = [[words.index(w) + 1 for w in text.split()] for text in texts]
+            width = max(map(len, rows))
+            return np.array([row + [-100] * (width - len(row)) for row in rows])
+
+        trainer = make_compute_metrics(Tokenizer(), ["comet"], {"comet": {"model": model}})
+        decoded = Tokenizer().batch_decode(ids(hyps))
+        direct = _score(built, "xcomet", SYSTEMS[0], (None, refs, {SYSTEMS[0]: decoded}), sources=None)
+        assert trainer((ids(hyps), ids(refs)))["comet"] == pytest.approx(direct["mean_score"], abs=1e-7)
+        with pytest.raises(ValueError, match="needs sources"):
+            make_compute_metrics(Tokenizer(), ["comet"], {"comet": {"model": str(built["models"]["estimator"])}})
+
+        items = [(r, h, json.dumps({"model": model})) for r, h in zip(refs, hyps)]
+        assert score_corpus("comet", items)["comet"] == pytest.approx(np.mean(expected), abs=1e-6)
+
+        pytest.importorskip("ray")
+        from nlgmetrics.integration.ray_data import MetricScorer
+
+        batch = {"prediction": np.array(hyps, dtype=object), "reference": np.array(refs, dtype=object)}
+        scored = MetricScorer(["comet"], metric_options={"comet": {"model": model}})(batch)
+        assert scored["comet"].tolist() == pytest.approx(expected, abs=1e-5)
+
+
+def test_max_pooling_gives_no_beta_warning(built, wmt):
+    """The BERT checkpoint pools with max: torch's "index_reduce() is in beta" note must not reach users (other
+    warnings still do: the truncation count)."""
+    from nlgmetrics.embed.cache import get_cache
+    from nlgmetrics.learned.comet import compute_comet
+
+    sources, reference, systems = wmt
+    get_cache().clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compute_comet(systems[SYSTEMS[0]], reference, sources=sources, model=str(built["models"]["bert"]))
+    messages = [str(w.message) for w in caught]
+    assert not [m for m in messages if "beta" in m]
+    assert any("truncated" in m for m in messages)
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED))
+def test_published_configurations_have_unbabels_weights(built, name, tmp_path):
+    """wmt22-comet-da, wmt22-cometkiwi-da and XCOMET-XL at their published sizes (hparams.yaml and encoder
+    config.json as on the hub): the model our loader builds from them, on the meta device, uses exactly the weights,
+    with the same shapes, that unbabel-comet's own class holds (built there on the meta device); an edited size is
+    refused before anything is allocated."""
+    import transformers
+
+    from nlgmetrics.learned.comet import ENCODER_FAMILIES, check_weights, comet_modules, unused_weights
+    from nlgmetrics.learned.locate import CheckpointError
+
+    hparams, encoder_name = PUBLISHED[name]
+    family = ENCODER_FAMILIES[hparams["encoder_model"]]
+    config = getattr(transformers, family.config_class).from_pretrained(built["published"][encoder_name])
+    model_class = getattr(transformers, family.model_class)
+    state = {k: torch.empty(shape, device="meta") for k, shape in built["shapes"][name].items()}
+    with torch.device("meta"):
+        modules = comet_modules(hparams, config, model_class)
+    check_weights(tmp_path / "model.ckpt", state, modules, unused_weights(hparams["class_identifier"]))
+    used = sum(p.numel() for module in modules.values() for p in module.parameters())
+    assert used == built["parameters"][name]  # unbabel-comet's own count
+    assert PUBLISHED_SIZES[name][0] < used < PUBLISHED_SIZES[name][1]
+    edited = {**hparams, "hidden_sizes": [4_000_000]}
+    with torch.device("meta"):
+        modules = comet_modules(edited, config, model_class)
+    with pytest.raises(CheckpointError, match=r"model.ckpt: the weights do not match .* with another shape "
+                                              r"\(e.g. estimator.ff.0.weight \[\d+, \d+\] \(the model's \[4000000, "):
+        check_weights(tmp_path / "model.ckpt", state, modules, unused_weights(hparams["class_identifier"]))
+
+
+class PickledPayload:
+    """An object in a checkpoint: loading it needs unpickling code, which weights_only loading refuses."""
+
+
+def _save_state(folder, state):
+    torch.save({"state_dict": state}, folder / "checkpoints" / "model.ckpt")
+
+
+def test_loading_is_strict_and_bounded(built, wmt, tmp_path):
+    """The weights the model uses equal those the checkpoint holds (after the known unused entries), hparams sizes
+    are checked against the weights before anything is allocated, and broken files are one CheckpointError naming
+    the file and the fix (never a raw torch/yaml/TypeError, never advice to load pickles)."""
+    import resource
+
+    from nlgmetrics.learned.comet import compute_comet
+    from nlgmetrics.learned.locate import CheckpointError
+
+    source = built["models"]["estimator"]
+    state = torch.load(source / "checkpoints" / "model.ckpt", weights_only=True)["state_dict"]
+
+    def score(folder):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(folder))
+
+    extra = copy_checkpoint(source, tmp_path / "extra")
+    _save_state(extra, {**state, "estimator.projection.weight": torch.zeros(2, 2)})
+    with pytest.raises(CheckpointError, match=r"1 weight\(s\) in the checkpoint but not used by the model \(e.g. "
+                                              r"estimator.projection.weight\)"):
+        score(extra)
+    missing = copy_checkpoint(source, tmp_path / "missing")
+    _save_state(missing, {k: v for k, v in state.items() if k != "layerwise_attention.gamma"})
+    with pytest.raises(CheckpointError, match=r"1 weight\(s\) missing from the checkpoint \(e.g. "
+                                              r"layerwise_attention.gamma\)"):
+        score(missing)
+    tolerated = copy_checkpoint(source, tmp_path / "tolerated")  # what older unbabel-comet checkpoints also hold
+    _save_state(tolerated, {**state, "encoder.model.embeddings.position_ids": torch.arange(66).unsqueeze(0),
+                            "encoder.model.pooler.dense.weight": torch.zeros(64, 64)})
+    sample = wmt[2][SYSTEMS[0]][:3], wmt[1][:3], wmt[0][:3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert compute_comet(sample[0], sample[1], sources=sample[2], model=str(tolerated))["scores"] == \
+            pytest.approx(built["oracle"]["estimator"][SYSTEMS[0]][:3], abs=1e-5)
+
+    huge = copy_checkpoint(source, tmp_path / "huge", hidden_sizes=[4_000_000])
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(CheckpointError, match="with another shape"):
+        score(huge)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB: nothing near 3.3 GB
+
+    for key, value, what in (("hidden_sizes", "3072", "a list of positive integers"), ("dropout", [0.1], "a number"),
+                             ("layer_norm", "no", "true or false"), ("input_segments", ["src", "mt"], "mt, src, ref"),
+                             ("activations", "Linear", "not a torch.nn activation")):
+        bad = copy_checkpoint(source, tmp_path / f"bad-{key}", **{key: value})
+        with pytest.raises(CheckpointError, match=re.escape(what)):
+            score(bad)
+    nested = copy_checkpoint(source, tmp_path / "nested")
+    (nested / "hparams.yaml").write_text("class_identifier: regression_metric\nx: " + "[" * 5000 + "]" * 5000)
+    with pytest.raises(CheckpointError, match="hparams.yaml is not valid YAML"):
+        score(nested)
+
+    truncated = copy_checkpoint(source, tmp_path / "truncated")
+    ckpt = truncated / "checkpoints" / "model.ckpt"
+    ckpt.write_bytes(ckpt.read_bytes()[: ckpt.stat().st_size // 2])
+    with pytest.raises(CheckpointError, match=r"model.ckpt cannot be read as a PyTorch checkpoint .* download it"):
+        score(truncated)
+
+    pickled = copy_checkpoint(source, tmp_path / "pickled")
+    torch.save({"state_dict": state, "extra": PickledPayload()}, pickled / "checkpoints" / "model.ckpt")
+    with pytest.raises(CheckpointError, match="holds pickled Python objects") as caught:
+        score(pickled)
+    assert "weights_only=False" not in str(caught.value)

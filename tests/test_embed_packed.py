@@ -68,6 +68,27 @@ def test_packed_equals_padded_forward_every_layer(model_type):
     assert packing_matches(model, batch, pad_id=pad_id, device=torch.device("cpu"))
 
 
+@pytest.mark.parametrize("model_type", ["bert", "xlm-roberta"])
+def test_a_pad_id_inside_a_text_keeps_the_padded_forward_positions(model_type):
+    """``<pad>`` written in a text is the pad id at a real (attended) token: RoBERTa-style models give it the padding
+    position and do not count it in the later tokens' positions (transformers' create_position_ids_from_input_ids);
+    the packed forward numbers them the same way, and gives the same states through ``on_layer`` as stacked."""
+    model = _tiny(model_type)
+    pad_id = model.config.pad_token_id or 0
+    batch = _batch(3)
+    batch[0][2] = batch[0][3] = pad_id  # two pads inside the first text
+    batch[5][-1] = pad_id  # one at the end of another
+    expected = _padded(model, batch, pad_id)
+    seen = {}
+    with torch.inference_mode():
+        every = packed_hidden_states(model, batch, None, torch.device("cpu")).split([len(s) for s in batch])
+        packed_hidden_states(model, batch, None, torch.device("cpu"), on_layer=lambda i, x: seen.setdefault(i, x))
+    for row, seq in enumerate(batch):
+        assert torch.allclose(every[row], expected[row, : len(seq)], atol=1e-5, rtol=0)
+    assert sorted(seen) == [0, 1, 2, 3]
+    assert torch.equal(torch.stack([seen[i] for i in range(4)], dim=1), torch.cat(every))
+
+
 def test_load_time_check_rejects_a_forward_that_differs():
     model = _tiny("bert")
     model.config.model_type = "roberta"  # packed positions would start at pad + 1: not what this model computes

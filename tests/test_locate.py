@@ -10,8 +10,8 @@ import huggingface_hub
 import pytest
 from huggingface_hub import constants
 
-from nlgmetrics.learned.checkpoint import CheckpointError as CometCheckpointError
-from nlgmetrics.learned.checkpoint import find_checkpoint
+from nlgmetrics.learned.comet_checkpoint import CheckpointError as CometCheckpointError
+from nlgmetrics.learned.comet_checkpoint import find_checkpoint
 from nlgmetrics.learned.locate import CheckpointError, resolve_checkpoint
 
 HINT = "Pass a folder with model.bin."

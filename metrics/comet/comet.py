@@ -99,7 +99,7 @@ def reference_free(config_name):
     hub id names a QE model (cometkiwi, comet-qe)."""
     from pathlib import Path
 
-    from nlgmetrics.learned.checkpoint import HPARAMS, CheckpointError, read_hparams
+    from nlgmetrics.learned.comet_checkpoint import HPARAMS, CheckpointError, read_hparams
 
     folder = Path(config_name).expanduser()
     if folder.is_file():
@@ -187,7 +187,7 @@ class COMET(evaluate_support.NLGMetric):
     def _compute(self, predictions, references=None, sources=None, gpus=None, progress_bar=False, model=None,
                  encoder=None, batch_size=16, device=None, dtype=None, return_signature=False, n_bootstrap=None,
                  distributed=None):
-        from nlgmetrics.learned.checkpoint import DEFAULT_CHECKPOINT
+        from nlgmetrics.learned.comet_checkpoint import DEFAULT_CHECKPOINT
         from nlgmetrics.registry import get_metric
 
         if model is None:

@@ -20,7 +20,7 @@ time; any other model runs the standard padded forward.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -53,10 +53,21 @@ def _has_path(module: torch.nn.Module, dotted: str) -> bool:
     return True
 
 
-def _position_ids(model: torch.nn.Module, lengths: Sequence[int]) -> torch.Tensor:
-    """Positions restarting at every sequence; RoBERTa-style models count from ``pad_token_id + 1``."""
-    offset = (model.config.pad_token_id + 1) if model.config.model_type in _ROBERTA_POSITIONS else 0
-    return torch.cat([torch.arange(offset, offset + n) for n in lengths]).unsqueeze(0)
+def _position_ids(model: torch.nn.Module, input_ids: torch.Tensor, lengths: Sequence[int]) -> torch.Tensor:
+    """Positions restarting at every sequence of the packed ``input_ids`` ``(1, T)``. RoBERTa-style models number
+    them as transformers' ``create_position_ids_from_input_ids``: ``pad + cumsum(id != pad)`` at non-pad tokens and
+    ``pad`` at a pad id (one written inside a text, e.g. ``<pad>`` decoded from a generation), so the tokens after it
+    keep their padded-forward positions."""
+    counts = torch.tensor(list(lengths))
+    if model.config.model_type not in _ROBERTA_POSITIONS:
+        starts = torch.repeat_interleave(counts.cumsum(0) - counts, counts)
+        return (torch.arange(int(counts.sum())) - starts).unsqueeze(0)
+    pad = model.config.pad_token_id
+    real = (input_ids[0] != pad).long()
+    running = real.cumsum(0)
+    ends = counts.cumsum(0) - 1  # each sequence's last row: the running count before the next sequence
+    before = torch.repeat_interleave(torch.cat([running.new_zeros(1), running[ends[:-1]]]), counts)
+    return ((running - before) * real + pad).unsqueeze(0)
 
 
 def _equal_length_groups(lengths: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -131,14 +142,16 @@ def packed_hidden_states(
     layer: int | None,
     device: torch.device,
     token_type_ids: Sequence[Sequence[int]] | None = None,
-) -> torch.Tensor:
+    on_layer: Callable[[int, torch.Tensor], None] | None = None,
+) -> torch.Tensor | None:
     """Hidden states of ``batch`` (token-id sequences, ideally length-sorted) at ``layer`` (0 = embedding output),
     packed: ``(sum of lengths, hidden)``, the sequences one after another; ``layer=None``: every layer,
-    ``(sum of lengths, L + 1, hidden)``. ``token_type_ids``: segment ids per sequence (sentence pairs; default 0).
-    Call under ``torch.inference_mode()``."""
+    ``(sum of lengths, L + 1, hidden)``; or with ``on_layer`` (and ``layer=None``), ``on_layer(l, H_l)`` for each
+    state as it is computed and None returned (a caller that reduces the layers keeps no stack of them).
+    ``token_type_ids``: segment ids per sequence (sentence pairs; default 0). Call under ``torch.inference_mode()``."""
     lengths = [len(ids) for ids in batch]
     input_ids = torch.tensor([t for ids in batch for t in ids], dtype=torch.long).unsqueeze(0)  # built on the CPU,
-    positions = _position_ids(model, lengths)  # moved to the device in one copy each
+    positions = _position_ids(model, input_ids, lengths)  # moved to the device in one copy each
     segments = (None if token_type_ids is None
                 else torch.tensor([s for seg in token_type_ids for s in seg], dtype=torch.long).unsqueeze(0).to(device))
     x = model.embeddings(input_ids=input_ids.to(device), position_ids=positions.to(device), token_type_ids=segments)
@@ -148,10 +161,16 @@ def packed_hidden_states(
     blocks = model.encoder.layer if layer is None else model.encoder.layer[:layer]
     groups = _equal_length_groups(lengths)
     grid = Grid(lengths, device) if device.type == "cpu" and max(lengths) <= EAGER_MAX_LENGTH else None
+    if on_layer is not None:
+        on_layer(0, x)
     states = [x]
-    for block in blocks:
+    for i, block in enumerate(blocks, start=1):
         h = block.attention.output(_attention(block, x, groups, grid), x)
         x = block.output(block.intermediate(h), h)
-        if layer is None:
+        if on_layer is not None:
+            on_layer(i, x)
+        elif layer is None:
             states.append(x)
+    if on_layer is not None:
+        return None
     return torch.stack(states, dim=1) if layer is None else x

@@ -214,11 +214,11 @@ class MetricScorer:
         self.prediction_column, self.reference_columns = _check_columns(prediction_column, reference_columns)
         self.source_column = source_column
         self.metrics = check_metrics(metrics)
+        self.options = metric_options_for(self.metrics, metric_options, shared_options)
         for name in self.metrics:  # sources where needed, references where needed: refused now, not per batch
             spec = get_spec(name)
             spec.input_arguments("" if source_column and spec.sources != SOURCES_NONE else None,
-                                 bool(self.reference_columns))
-        self.options = metric_options_for(self.metrics, metric_options, shared_options)
+                                 bool(self.reference_columns), self.options[name])
         for name in self.metrics:
             _check_metric_options(name, self.options[name])
             if _needs_corpus_idf(name, self.options[name]):
@@ -431,7 +431,8 @@ def score_dataset(
     for name in names:
         _check_metric_options(name, options[name])
         spec = get_spec(name)
-        spec.input_arguments("" if source_column and spec.sources != SOURCES_NONE else None, bool(reference_columns))
+        spec.input_arguments("" if source_column and spec.sources != SOURCES_NONE else None, bool(reference_columns),
+                             options[name])
     resources = ray.cluster_resources()
     if num_gpus is None:
         num_gpus = 1 if resources.get("GPU", 0) > 0 and any(m in MODEL_METRICS for m in names) else 0

@@ -87,10 +87,11 @@ class ComputeMetrics:
                                                                and isinstance(sources, Sequence))):
             raise TypeError(f"sources must be 'inputs' (decode EvalPrediction.inputs) or a list of source texts, "
                             f"got {sources!r:.60}.")
-        for name in self.metrics:  # a metric that needs sources fails now, not at the first evaluation
-            SPECS[name].input_arguments(sources if SPECS[name].sources != SOURCES_NONE else None)
         self.sources = list(sources) if sources is not None and sources != "inputs" else sources
         self.metric_options = metric_options_for(self.metrics, metric_options, shared_options)
+        for name in self.metrics:  # a metric (or checkpoint) that needs sources fails now, not at the first evaluation
+            SPECS[name].input_arguments(sources if SPECS[name].sources != SOURCES_NONE else None,
+                                        options=self.metric_options[name])
         check_mode(distributed)
         for name in self.metrics:  # the embedding metrics and COMET; a metric's own "distributed" option wins
             if accepts(get_metric(name), "distributed"):

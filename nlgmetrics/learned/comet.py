@@ -35,6 +35,13 @@ of ``mix``, ``E = H_k``.
   closed by an O tag, with its first tag's severity (minor 1, major 5, critical 10); a run still open at the last
   mt token is dropped, as unbabel-comet's decoder drops it. There is no normalisation by length.
 
+A pad token written inside a text (``<pad>`` in XLM-R's vocabulary, ``[PAD]`` in BERT's: a generation decoded
+without skipping special tokens) becomes the pad id, and is then handled as unbabel-comet handles it: to the encoder
+it is a token (attended; XLM-R numbers it as padding, ``position = pad``, and the later tokens' positions do not
+count it) and the layer norm counts it, but pooling skips it (``avg`` sums the other tokens and divides by all of
+them, ``max`` ignores it), and joint sequences drop it before the segments are joined (XCOMET still reads the mt's
+tags over as many joint positions as the mt had tokens, pad ids included).
+
 Inputs are tokenized with truncation to ``max_position_embeddings - 4`` tokens (unbabel-comet's ``max_positions -
 2``); a joint sequence longer than the encoder takes is cut to ``max_position_embeddings - 2`` tokens, as
 unbabel-comet does. One warning counts the truncated texts.
@@ -80,8 +87,10 @@ from nlgmetrics.embed.encoder import (
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.options import checked_options
-from nlgmetrics.learned.checkpoint import (
+from nlgmetrics.learned.comet_checkpoint import (
+    CKPT,
     DEFAULT_CHECKPOINT,
+    HPARAMS,
     CheckpointError,
     find_checkpoint,
     read_hparams,
@@ -89,7 +98,7 @@ from nlgmetrics.learned.checkpoint import (
     resolve_encoder_file,
 )
 
-VERSION = "1"
+VERSION = "2"  # 2: a pad id written inside a text is padding to pooling and joining, as in unbabel-comet
 ESTIMATORS = ("regression_metric", "referenceless_regression_metric")
 UNIFIED = ("unified_metric", "xcomet_metric")
 XCOMET_WEIGHTS = (0.12, 0.33, 0.33)  # XCOMETMetric.score_weights of (mt, src), (mt, ref), (mt, src, ref); MQM: 0.22
@@ -116,6 +125,41 @@ ENCODER_FAMILIES = {
     "BERT": EncoderFamily("BertConfig", "BertModel", None, 1, True),
     "XLM-RoBERTa-XL": EncoderFamily("XLMRobertaXLConfig", "XLMRobertaXLModel", None, 2, False),
 }
+
+
+# -- what a checkpoint reads ---------------------------------------------------------------------------------------
+def input_segments(hparams: dict) -> list[str]:
+    """The segments a model reads (``input_segments``; XCOMET always ``[mt, src, ref]``, as XCOMETMetric sets)."""
+    if hparams.get("class_identifier") == "xcomet_metric":
+        return ["mt", "src", "ref"]
+    segments = hparams.get("input_segments") or ["mt", "src", "ref"]
+    return list(segments) if isinstance(segments, (list, tuple)) else ["mt", "src", "ref"]
+
+
+def reads_references(kind: str, segments: Sequence[str]) -> bool:
+    return kind == "regression_metric" or (kind in UNIFIED and "ref" in segments)
+
+
+def requires_sources(kind: str, segments: Sequence[str]) -> bool:
+    """Whether scoring needs sources: all but the unified models with references among their inputs (XCOMET,
+    unified [mt, src, ref] models score (mt, ref) alone)."""
+    return kind in ESTIMATORS or "ref" not in segments
+
+
+def requires_references(kind: str, segments: Sequence[str]) -> bool:
+    return kind == "regression_metric" or (kind in UNIFIED and "src" not in segments)
+
+
+def input_needs(options: dict) -> Any:
+    """The registry's ``input_needs`` hook: what the checkpoint named by ``options["model"]`` needs, read from its
+    hparams.yaml (no weights are loaded)."""
+    from nlgmetrics.registry import InputNeeds
+
+    folder = find_checkpoint(options.get("model", DEFAULT_CHECKPOINT))
+    hparams = read_hparams(folder)
+    kind, segments = hparams["class_identifier"], input_segments(hparams)
+    return InputNeeds(checkpoint=folder.name, sources_required=requires_sources(kind, segments),
+                      references_optional=not requires_references(kind, segments))
 
 
 # -- the modules on top of the encoder ----------------------------------------------------------------------------
@@ -163,6 +207,17 @@ class LayerMix(nn.Module):
             states = centred / torch.sqrt(variance + 1e-12)[sequence].unsqueeze(-1)
         return self.gamma * torch.einsum("tlh,l->th", states, weights)
 
+    def normalised(self, state: torch.Tensor, sequence: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+        """``N(H_l)`` of one packed layer ``(T, hidden)``: each sequence's mean and variance over its tokens and
+        features (the identity without ``layer_norm``)."""
+        if not self.layer_norm:
+            return state
+        total = counts * state.shape[1]
+        mean = state.new_zeros(len(counts)).index_add_(0, sequence, state.sum(-1)) / total
+        centred = state - mean[sequence].unsqueeze(-1)
+        variance = state.new_zeros(len(counts)).index_add_(0, sequence, centred.square().sum(-1)) / total
+        return centred / torch.sqrt(variance + 1e-12)[sequence].unsqueeze(-1)
+
 
 class FeedForward(nn.Module):
     """unbabel-comet's estimator: ``ff`` = [Linear, activation, Dropout] per hidden size, Linear to ``out_dim``,
@@ -186,9 +241,87 @@ class FeedForward(nn.Module):
 
 def _activation(name: str) -> nn.Module:
     module = getattr(nn, str(name).title(), None)
-    if module is None:
-        raise CheckpointError(f"activation {name!r} of the checkpoint is not a torch.nn activation.")
-    return module()
+    try:
+        built = module() if isinstance(module, type) and issubclass(module, nn.Module) else None
+    except TypeError:  # a module that needs arguments (Linear): not an activation
+        built = None
+    if built is None or list(built.parameters()):
+        raise CheckpointError(f"activation {name!r} of the checkpoint is not a torch.nn activation (Tanh, ReLU, "
+                              "Sigmoid, GELU, ...).")
+    return built
+
+
+def _no_init_weights() -> Any:
+    """transformers' context that skips random initialisation (its home moved in transformers 5); a no-op
+    where neither exists."""
+    try:
+        from transformers.initialization import no_init_weights
+    except ImportError:
+        try:
+            from transformers.modeling_utils import no_init_weights
+        except ImportError:
+            return nullcontext()
+    return no_init_weights()
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def comet_modules(hparams: dict, config: Any, model_class: Any) -> dict[str, nn.Module]:
+    """The modules of the COMET model that ``hparams`` and the encoder's ``config`` describe, by their state_dict
+    prefix in unbabel-comet's checkpoints, built on the current device (``meta`` for :func:`check_weights`)."""
+    kind = hparams["class_identifier"]
+    modules: dict[str, nn.Module] = {"encoder.model.": model_class(config, add_pooling_layer=False)}
+    if hparams.get("sent_layer" if kind in UNIFIED else "layer", "mix") == "mix":
+        modules["layerwise_attention."] = LayerMix(config.num_hidden_layers + 1, hparams.get("layer_norm", True),
+                                                   str(hparams.get("layer_transformation", "softmax")))
+    hidden = config.hidden_size
+    in_dim = {"regression_metric": 6 * hidden, "referenceless_regression_metric": 4 * hidden}.get(kind, hidden)
+    modules["estimator."] = FeedForward(in_dim, hparams.get("hidden_sizes", [3072, 1024]),
+                                        hparams.get("activations", "Tanh"), hparams.get("final_activation"),
+                                        float(hparams.get("dropout", 0.1)))
+    if kind == "xcomet_metric":
+        modules["hidden2tag."] = nn.Linear(hidden, 1 + len(XCOMET_PENALTY))
+    return modules
+
+
+def unused_weights(kind: str) -> tuple[str, ...]:
+    """Prefixes of checkpoint entries unbabel-comet holds but no score reads: the encoder's pooler (MiniLM's
+    BertModel keeps one; ``pool: default`` is not supported), position/token-type id buffers, the layer mix's dropout
+    buffers, the word-level loss's class weights (``wordloss``, training only), and a unified model's word-level
+    tagger (``word_level_training``: error spans only, not scores)."""
+    unused = ("encoder.model.pooler.", "encoder.model.embeddings.position_ids",
+              "encoder.model.embeddings.token_type_ids", "layerwise_attention.dropout_mask",
+              "layerwise_attention.dropout_fill")
+    if kind in UNIFIED:
+        unused += ("wordloss.",)
+    return unused + (("hidden2tag.",) if kind == "unified_metric" else ())
+
+
+def check_weights(path: Path, state: dict, modules: dict[str, nn.Module], unused: tuple[str, ...]) -> None:
+    """Strict loading: the weights the model's ``modules`` (by state_dict prefix; meta tensors will do) use are
+    exactly the checkpoint's ``state``, with the same shapes; ``unused``: prefixes of entries unbabel-comet keeps
+    but no score reads (they may be there or not). A :class:`CheckpointError` naming the differences otherwise."""
+    expected = {prefix + k: tuple(v.shape) for prefix, module in modules.items()
+                for k, v in module.state_dict().items()}
+    not_tensors = [k for k, v in state.items() if not isinstance(v, torch.Tensor)]
+    provided = {k: tuple(v.shape) for k, v in state.items() if isinstance(v, torch.Tensor)}
+    missing = [k for k in expected if k not in provided and not k.startswith(unused)]
+    extra = [k for k in provided if k not in expected and not k.startswith(unused)] + not_tensors
+    shapes = [f"{k} {list(provided[k])} (the model's {list(expected[k])})" for k in expected
+              if k in provided and provided[k] != expected[k] and not k.startswith(unused)]
+    problems = []
+    for label, keys in (("missing from the checkpoint", missing), ("in the checkpoint but not used by the model",
+                                                                      extra), ("with another shape", shapes)):
+        if keys:
+            problems.append(f"{len(keys)} weight(s) {label} (e.g. {', '.join(keys[:3])})")
+    if problems:
+        raise CheckpointError(
+            f"{path}: the weights do not match the model that {HPARAMS} and the encoder's config.json describe: "
+            f"{'; '.join(problems)}. Use the {HPARAMS} and encoder config.json published with these weights (the "
+            "same hub revision), or weights saved from that model."
+        )
 
 
 # -- the model ------------------------------------------------------------------------------------------------------
@@ -226,42 +359,41 @@ class Comet:
         if dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of None, 'float32', 'bfloat16', 'float16', got {dtype!r}.")
         self.autocast_dtype = _DTYPES[dtype]
-        self.encoder = model_class(config, add_pooling_layer=False)
-        self._load(self.encoder, state, "encoder.model.", optional=("pooler.", "embeddings.position_ids",
-                                                                    "embeddings.token_type_ids"))
-        layer = hparams.get("sent_layer" if self.kind in UNIFIED else "layer", "mix")
-        self.layer = layer
+        self.layer = hparams.get("sent_layer" if self.kind in UNIFIED else "layer", "mix")
         self.num_layers = config.num_hidden_layers + 1
-        self.mix = None
-        if layer == "mix":
-            self.mix = LayerMix(self.num_layers, hparams.get("layer_norm", True),
-                                str(hparams.get("layer_transformation", "softmax")))
-            self._load(self.mix, state, "layerwise_attention.", optional=("dropout_mask", "dropout_fill"))
-        elif not (isinstance(layer, int) and 0 <= layer < self.num_layers):
-            raise CheckpointError(f"{folder}: layer {layer!r} is not 'mix' or a layer index below {self.num_layers}.")
+        if self.layer != "mix" and not (_is_int(self.layer) and 0 <= self.layer < self.num_layers):
+            raise CheckpointError(f"{folder / HPARAMS}: layer {self.layer!r} is not 'mix' or a layer index below "
+                                  f"{self.num_layers} (the encoder's {config.num_hidden_layers} layers + embeddings).")
         self.pool = hparams.get("pool", "avg")
         if self.kind in ESTIMATORS and self.pool not in ("avg", "max", "cls"):
-            raise CheckpointError(f"{folder}: pool {self.pool!r} is not supported (avg, max, cls; unbabel-comet's "
-                                  "'default' pools the encoder's own sentence embedding, which no published "
-                                  "checkpoint uses).")
-        hidden = config.hidden_size
-        in_dim = {"regression_metric": 6 * hidden, "referenceless_regression_metric": 4 * hidden}.get(self.kind, hidden)
-        self.head = FeedForward(in_dim, hparams.get("hidden_sizes", [3072, 1024]), hparams.get("activations", "Tanh"),
-                                hparams.get("final_activation"), float(hparams.get("dropout", 0.1)))
-        self._load(self.head, state, "estimator.")
-        self.segments = list(hparams.get("input_segments") or ["mt", "src", "ref"])
-        self.tagger = self.word_layer = None
+            raise CheckpointError(f"{folder / HPARAMS}: pool {self.pool!r} is not supported (avg, max, cls; "
+                                  "unbabel-comet's 'default' pools the encoder's own sentence embedding, which no "
+                                  "published checkpoint uses).")
+        self.segments = input_segments(hparams)
+        self.word_layer = None
         if self.kind == "xcomet_metric":
-            self.segments = ["mt", "src", "ref"]  # XCOMETMetric sets these whatever the hparams say
             if list(hparams.get("error_labels", ["minor", "major", "critical"])) != ["minor", "major", "critical"]:
                 raise CheckpointError(f"{folder}: XCOMET's error_labels must be [minor, major, critical] (as "
                                       "unbabel-comet asserts).")
             self.word_layer = hparams.get("word_layer", 36)
-            if not (isinstance(self.word_layer, int) and 0 <= self.word_layer < self.num_layers):
-                raise CheckpointError(f"{folder}: word_layer {self.word_layer!r} is not a layer index below "
-                                      f"{self.num_layers}.")
-            self.tagger = nn.Linear(hidden, 1 + len(XCOMET_PENALTY))
-            self._load(self.tagger, state, "hidden2tag.")
+            if not (_is_int(self.word_layer) and 0 <= self.word_layer < self.num_layers):
+                raise CheckpointError(f"{folder / HPARAMS}: word_layer {self.word_layer!r} is not a layer index "
+                                      f"below {self.num_layers}.")
+
+        def build() -> dict[str, nn.Module]:
+            return comet_modules(hparams, config, model_class)
+
+        with torch.device("meta"):  # shapes only: nothing is allocated until they match the weights
+            check_weights(folder / CKPT, state, build(), unused=unused_weights(self.kind))
+        with _no_init_weights():  # every weight is overwritten by the checkpoint's (checked above)
+            modules = build()
+        for prefix, module in modules.items():
+            module.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)},
+                                   strict=False)  # strict=False: buffers the checkpoint may leave out
+        self.encoder = modules["encoder.model."]
+        self.mix = modules.get("layerwise_attention.")
+        self.head = modules["estimator."]
+        self.tagger = modules.get("hidden2tag.")
         self._drop_unused_layers()
         for module in (self.encoder, self.mix, self.head, self.tagger):
             if module is not None:
@@ -292,29 +424,18 @@ class Comet:
             # to none returns no hidden states at all, not even the embeddings (a mix that weights only layer 0)
             self.encoder.encoder.layer = blocks[: max(last, 1)]
 
-    @staticmethod
-    def _load(module: nn.Module, state: dict, prefix: str, optional: tuple[str, ...] = ()) -> None:
-        own = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
-        result = module.load_state_dict(own, strict=False)
-        missing = [k for k in result.missing_keys if not k.startswith(optional)]
-        if missing:
-            raise CheckpointError(f"the checkpoint lacks {len(missing)} weights of {prefix.rstrip('.')} (e.g. "
-                                  f"{prefix}{missing[0]}): it does not match the architecture its hparams.yaml names.")
-
     # -- properties a caller needs --------------------------------------------------------------------------------
     @property
     def reads_references(self) -> bool:
-        return self.kind == "regression_metric" or (self.kind in UNIFIED and "ref" in self.segments)
+        return reads_references(self.kind, self.segments)
 
     @property
     def requires_sources(self) -> bool:
-        """Whether scoring needs sources: all but the unified models with references among their inputs (XCOMET,
-        unified [mt, src, ref] models score (mt, ref) alone)."""
-        return self.kind in ESTIMATORS or "ref" not in self.segments
+        return requires_sources(self.kind, self.segments)
 
     @property
     def requires_references(self) -> bool:
-        return self.kind == "regression_metric" or (self.kind in UNIFIED and "src" not in self.segments)
+        return requires_references(self.kind, self.segments)
 
     # -- tokens ---------------------------------------------------------------------------------------------------
     def token_ids(self, texts: Sequence[str]) -> tuple[list[list[int]], int]:
@@ -343,18 +464,38 @@ class Comet:
         return sequence, len(parts[0])
 
     # -- forward --------------------------------------------------------------------------------------------------
-    def _hidden_states(self, rows: Sequence[list[int]], first: Sequence[int] | None) -> torch.Tensor:
-        """Every hidden state the score reads (``H_0 .. H_L``) at every real token of ``rows``, packed: ``(sum of
-        lengths, L + 1, hidden)`` float32. The padding-free forward (:mod:`nlgmetrics.embed.packed`) where the
-        encoder allows it, else a padded batch with the pad positions dropped. ``first``: joint sequences' first
+    def _hidden_states(self, rows: Sequence[list[int]], first: Sequence[int] | None
+                       ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``E`` (the mix, or ``H_layer``) at every real token of ``rows``, packed ``(sum of lengths, hidden)``
+        float32, and XCOMET's ``H_word_layer`` likewise (else None). The padding-free forward
+        (:mod:`nlgmetrics.embed.packed`) where the encoder allows it, mixing each layer as it comes out (no stack of
+        all layers is kept); else a padded batch with the pad positions dropped. ``first``: joint sequences' first
         segment lengths (BERT's token types: 0 over the first segment, 1 after it, as unbabel-comet)."""
         types = (None if first is None or not self.family.token_types
                  else [[0] * n + [1] * (len(row) - n) for row, n in zip(rows, first)])
         autocast = (torch.autocast(self.device.type, dtype=self.autocast_dtype)
                     if self.autocast_dtype is not None and self.device.type == "cuda" else nullcontext())
+        counts = torch.tensor([len(row) for row in rows], device=self.device)
+        sequence = torch.repeat_interleave(torch.arange(len(counts), device=self.device), counts)
         if self.packed:
+            weights = self.mix.weights().tolist() if self.mix is not None else None
+            found: dict[str, torch.Tensor] = {}
+
+            def take(index: int, state: torch.Tensor) -> None:
+                state = state.float()
+                if index == self.word_layer:
+                    found["word"] = state
+                if weights is None:
+                    if index == self.layer:
+                        found["mixed"] = state
+                elif index < len(weights) and weights[index] != 0.0:  # sparsemax zeros add exactly nothing
+                    term = self.mix.normalised(state, sequence, counts) * weights[index]
+                    found["mixed"] = term if "mixed" not in found else found["mixed"].add_(term)
+
             with autocast:
-                return packed_hidden_states(self.encoder, rows, None, self.device, token_type_ids=types).float()
+                packed_hidden_states(self.encoder, rows, None, self.device, token_type_ids=types, on_layer=take)
+            mixed = found["mixed"] * self.mix.gamma if self.mix is not None else found["mixed"]
+            return mixed, found.get("word")
         ids, mask = pad_batch(rows, self.pad_id)
         kwargs = {}
         if types is not None:
@@ -362,31 +503,45 @@ class Comet:
         mask = mask.to(self.device)
         with autocast:
             out = self.encoder(input_ids=ids.to(self.device), attention_mask=mask, output_hidden_states=True, **kwargs)
-        return torch.stack(out.hidden_states, dim=2)[mask.bool()].float()
-
-    def _pooled(self, states: torch.Tensor, lengths: Sequence[int], joint: bool) -> torch.Tensor:
-        """One vector per sequence from packed ``states``: the mix ``E`` (or ``H_layer``), then ``E[0]`` for joint
-        sequences and ``pool: cls``, the mean over tokens for ``avg``, the maximum for ``max``."""
-        counts = torch.tensor(list(lengths), device=states.device)
-        sequence = torch.repeat_interleave(torch.arange(len(counts), device=states.device), counts)
+        states = torch.stack(out.hidden_states, dim=2)[mask.bool()].float()
         mixed = self.mix.packed(states, sequence, counts) if self.mix is not None else states[:, self.layer]
+        return mixed, (states[:, self.word_layer] if self.word_layer is not None else None)
+
+    def _pooled(self, mixed: torch.Tensor, rows: Sequence[list[int]], joint: bool) -> torch.Tensor:
+        """One vector per sequence from ``E`` packed over token rows ``rows`` (:meth:`_hidden_states`): ``E[0]``
+        for joint sequences and ``pool: cls``, for ``avg`` the sum over the tokens that are not the pad id divided by
+        the number of all tokens, for ``max`` the maximum over the tokens that are not the pad id.
+
+        A pad id inside a text (``<pad>`` written in it) is a token to the encoder and the mix's layer norm (its
+        attention mask is 1) but padding to the pooling, as in unbabel-comet's ``average_pooling`` (masked by token
+        id, divided by the attention mask's sum) and ``max_pooling``."""
+        counts = torch.tensor([len(row) for row in rows], device=mixed.device)
+        sequence = torch.repeat_interleave(torch.arange(len(counts), device=mixed.device), counts)
         if joint or self.pool == "cls":
             return mixed[counts.cumsum(0) - counts]
+        padding = torch.tensor([t == self.pad_id for row in rows for t in row], device=mixed.device)
         pooled = torch.zeros((len(counts), mixed.shape[1]), device=mixed.device)
         if self.pool == "avg":
+            if padding.any():
+                mixed = mixed.masked_fill(padding.unsqueeze(1), 0.0)
             return pooled.index_add_(0, sequence, mixed) / counts.unsqueeze(1)
-        return pooled.index_reduce_(0, sequence, mixed, "amax", include_self=False)
+        if padding.any():
+            keep = ~padding
+            mixed, sequence = mixed[keep], sequence[keep]
+        # scatter_reduce_, not index_reduce_: the same maximum without torch's "index_reduce() is in beta" warning
+        return pooled.scatter_reduce_(0, sequence.unsqueeze(1).expand_as(mixed), mixed, "amax", include_self=False)
 
-    def _tag_probs(self, states: torch.Tensor, lengths: Sequence[int], first: Sequence[int]) -> list[torch.Tensor]:
-        """XCOMET's word-level head on the first segment (mt) of each packed joint sequence: ``softmax(W H_word +
-        b)`` per mt token, ``(n_mt, 4)`` float32 on CPU."""
+    def _tag_probs(self, word: torch.Tensor, lengths: Sequence[int], first: Sequence[int]) -> list[torch.Tensor]:
+        """XCOMET's word-level head on the first ``first`` positions (the mt) of each packed joint sequence:
+        ``softmax(W H_word + b)`` per position, ``(first, 4)`` float32 on CPU."""
         starts = np.cumsum([0, *lengths[:-1]])
-        index = torch.from_numpy(np.concatenate([np.arange(a, a + n) for a, n in zip(starts, first)])).to(states.device)
-        probs = torch.softmax(self.tagger(states[index, self.word_layer]), dim=-1).float().cpu()
+        index = torch.from_numpy(np.concatenate([np.arange(a, a + n) for a, n in zip(starts, first)])).to(word.device)
+        probs = torch.softmax(self.tagger(word[index]), dim=-1).float().cpu()
         return [p.clone() for p in probs.split(list(first))]  # clones: the cache keeps each alone
 
     def _embed(self, keys: Sequence[str], rows: Sequence[list[int]], batch_size: int, joint: bool,
-               first: Sequence[int] | None, progress: bool, what: str) -> tuple[torch.Tensor, list[torch.Tensor]]:
+               first: Sequence[tuple[int, int]] | None, progress: bool,
+               what: str) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """One vector per key: the pooled sentence embedding (estimators) or ``E[:, 0]`` (unified), from the cache
         or encoded and cached; for XCOMET also each key's mt tag probabilities (:meth:`_tag_probs`; else an empty
         list). With sharding active (:mod:`nlgmetrics.embed.distributed`) the keys missing on any rank are split
@@ -425,7 +580,7 @@ class Comet:
                 cache.put(f"{namespace}:tags", key, TokenEmbeddings(rows[index[key]][: len(tags)], tags))
         return torch.stack([found[key][0] for key in keys]), [found[key][1] for key in keys if tagged]
 
-    def _encode(self, rows: Sequence[list[int]], first: Sequence[int] | None, batch_size: int, joint: bool,
+    def _encode(self, rows: Sequence[list[int]], first: Sequence[tuple[int, int]] | None, batch_size: int, joint: bool,
                 progress: bool, what: str) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
         """Per row, its float32 CPU vector and XCOMET's mt tag probabilities (else None), encoded in length-sorted
         batches (longest first)."""
@@ -441,10 +596,11 @@ class Comet:
             for batch in batches:
                 chosen = [rows[i] for i in batch]
                 lengths = [len(row) for row in chosen]
-                firsts = [first[i] for i in batch] if first is not None else None
-                states = self._hidden_states(chosen, firsts)
-                pooled = self._pooled(states, lengths, joint).cpu()
-                tags = self._tag_probs(states, lengths, firsts) if tagged else [None] * len(batch)
+                firsts = [first[i][0] for i in batch] if first is not None else None
+                mixed, word = self._hidden_states(chosen, firsts)
+                pooled = self._pooled(mixed, chosen, joint).cpu()
+                tags = (self._tag_probs(word, lengths, [first[i][1] for i in batch]) if tagged
+                        else [None] * len(batch))
                 for i, vector, tag in zip(batch, pooled, tags):
                     out[i] = (vector.clone(), tag)  # its own storage: cached and gathered alone, not with its batch
         return out
@@ -492,10 +648,12 @@ class Comet:
             keys, rows, first = [], [], []
             for i in range(len(predictions)):
                 parts = [tokens[texts[name][i]] for name in combo]
-                row, n_first = self.joint_ids(parts)
+                row, n_first = self.joint_ids([[t for t in part if t != self.pad_id] for part in parts])
                 keys.append("\x00".join(combo) + "\x00" + "\x00".join(texts[name][i] for name in combo))
                 rows.append(row)
-                first.append(n_first)
+                # XCOMET reads the mt's tags over as many joint positions as the mt had tokens, pad ids included
+                # (unbabel-comet's label_ids are the mt's own, its joint input ids have the pad ids removed)
+                first.append((n_first, min(len(parts[0]), len(row))))
             vectors, probs = self._embed(keys, rows, batch_size, True, first, progress, "+".join(combo))
             per_combo.append(torch.tensor(self._head(vectors)))
             tag_probs.append(probs)

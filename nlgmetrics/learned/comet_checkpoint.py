@@ -1,4 +1,4 @@
-"""Finding and reading the checkpoints of learned metrics as their authors publish them (COMET: Unbabel's layout).
+"""Finding and reading COMET checkpoints as Unbabel publishes them (hparams.yaml + checkpoints/model.ckpt).
 
 A COMET checkpoint is a folder ``<name>/hparams.yaml`` + ``<name>/checkpoints/model.ckpt`` (a PyTorch Lightning
 checkpoint whose ``state_dict`` holds the encoder, the layerwise attention and the estimator). It is found from:
@@ -11,7 +11,8 @@ The encoder's *config and tokenizer* (not its weights: those are in the checkpoi
 hparams (``pretrained_model``, e.g. ``xlm-roberta-large``; MiniLM models take XLM-R's tokenizer, ``xlm-roberta-base``,
 as unbabel-comet does), looked up in order: the ``encoder=`` folder given by the caller, ``pretrained_model`` itself
 when it is a local folder, the checkpoint folder (drop ``config.json`` and the tokenizer files there), the Hugging
-Face cache, and the hub when online. Offline and not found: a ``FileNotFoundError`` saying how to point at a folder.
+Face cache, and the hub when online. Offline and not found: a :class:`CheckpointError` saying how to point at a
+folder.
 """
 
 from __future__ import annotations
@@ -50,15 +51,51 @@ def find_checkpoint(model: str | os.PathLike) -> Path:
                               layout=comet_layout, hint=_HINT)
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: the hparams a scoring model reads -> (what they must be, the check). Shapes are checked against the weights later.
+_HPARAM_TYPES: dict[str, tuple[str, Any]] = {
+    "class_identifier": ("a string", lambda v: isinstance(v, str)),
+    "encoder_model": ("a string", lambda v: isinstance(v, str)),
+    "pretrained_model": ("a string (hub id or folder)", lambda v: isinstance(v, str) and bool(v.strip())),
+    "layer": ("'mix' or a layer index", lambda v: v == "mix" or _is_int(v)),
+    "sent_layer": ("'mix' or a layer index", lambda v: v == "mix" or _is_int(v)),
+    "word_layer": ("a layer index", _is_int),
+    "layer_norm": ("true or false", lambda v: isinstance(v, bool)),
+    "layer_transformation": ("softmax, sparsemax or sparsemax_patch",
+                             lambda v: v in ("softmax", "sparsemax", "sparsemax_patch")),
+    "pool": ("a string (avg, max, cls)", lambda v: isinstance(v, str)),
+    "hidden_sizes": ("a list of positive integers", lambda v: isinstance(v, list) and all(
+        _is_int(x) and x > 0 for x in v)),
+    "activations": ("the name of a torch.nn activation", lambda v: isinstance(v, str)),
+    "final_activation": ("null or the name of a torch.nn activation", lambda v: v is None or isinstance(v, str)),
+    "dropout": ("a number", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)),
+    "input_segments": ("a list of mt, src, ref starting with mt", lambda v: v is None or (
+        isinstance(v, list) and v[:1] == ["mt"] and set(v) <= {"mt", "src", "ref"} and len(set(v)) == len(v))),
+    "error_labels": ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)),
+}
+
+
 def read_hparams(folder: Path) -> dict[str, Any]:
+    """``hparams.yaml``, safely parsed, with the types of the values a scoring model reads checked (a
+    :class:`CheckpointError` naming the file, the key and what it must be otherwise)."""
     import yaml
 
+    path = folder / HPARAMS
     try:
-        hparams = yaml.safe_load((folder / HPARAMS).read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise CheckpointError(f"{folder / HPARAMS} is not valid YAML ({exc}).") from None
+        hparams = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).splitlines()[0][:200]
+        raise CheckpointError(f"{path} is not valid YAML ({reason}): use the {HPARAMS} published with the "
+                              "checkpoint.") from None
     if not isinstance(hparams, dict) or "class_identifier" not in hparams:
-        raise CheckpointError(f"{folder / HPARAMS} has no class_identifier: not a COMET hparams file.")
+        raise CheckpointError(f"{path} has no class_identifier: not a COMET hparams file.")
+    for key, (what, valid) in _HPARAM_TYPES.items():
+        if key in hparams and not valid(hparams[key]):
+            raise CheckpointError(f"{path}: {key} must be {what}, got {hparams[key]!r:.80}; use the {HPARAMS} "
+                                  "published with the checkpoint.")
     return hparams
 
 
@@ -66,12 +103,20 @@ def read_state_dict(folder: Path) -> dict[str, Any]:
     """The ``state_dict`` of ``checkpoints/model.ckpt``, read with ``weights_only=True`` (no code runs)."""
     import torch
 
+    import pickle
+
     path = folder / CKPT
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
-    except Exception as exc:  # noqa: BLE001 - truncated, not a torch file, pickled objects
-        raise CheckpointError(f"{path} cannot be read as a PyTorch checkpoint ({type(exc).__name__}: "
-                              f"{str(exc)[:200]}).") from None
+    except pickle.UnpicklingError:  # weights_only refused an object: loading it would run code from the file
+        raise CheckpointError(f"{path} holds pickled Python objects besides tensors, which are not loaded (loading "
+                              "them could run code from the file). Use the checkpoint as published, or re-save "
+                              "its state_dict of tensors (torch.save({'state_dict': state_dict}, path)).") from None
+    except Exception as exc:  # noqa: BLE001 - truncated, not a torch file
+        first = str(exc).splitlines()[0][:200] if str(exc) else ""
+        detail = f"{type(exc).__name__}: {first}" if "weights_only" not in first else type(exc).__name__
+        raise CheckpointError(f"{path} cannot be read as a PyTorch checkpoint ({detail}): the file is truncated or "
+                              "not a checkpoint; download it again.") from None
     state = checkpoint.get("state_dict", checkpoint) if isinstance(checkpoint, dict) else None
     if not isinstance(state, dict) or not any(str(k).startswith("encoder.") for k in state):
         raise CheckpointError(f"{path} holds no COMET state_dict (encoder.*, estimator.* weights).")
@@ -98,9 +143,15 @@ def resolve_encoder_file(
     names = ("config.json",) if what == "config" else _TOKENIZER_FILES
     for folder in _local_candidates(name, checkpoint, encoder):
         if folder.is_dir() and _has(folder, names):
-            return loader(str(folder))
+            try:
+                return loader(str(folder))
+            except Exception as exc:  # noqa: BLE001 - a broken config.json or tokenizer file: one clear error
+                first = str(exc).splitlines()[0][:200] if str(exc) else ""
+                raise CheckpointError(f"{folder}: the {what} of the COMET encoder {name!r} cannot be read "
+                                      f"({type(exc).__name__}: {first}); use the files published with the encoder "
+                                      f"(hf download {name}).") from None
     if encoder is not None and not Path(encoder).expanduser().is_dir():
-        raise FileNotFoundError(f"encoder={encoder!r} is not a folder; pass the folder holding {name}'s config.json "
+        raise CheckpointError(f"encoder={encoder!r} is not a folder; pass the folder holding {name}'s config.json "
                                 "and tokenizer files.")
     try:
         return loader(name, local_files_only=True)
@@ -113,7 +164,7 @@ def resolve_encoder_file(
             reason = f"{type(exc).__name__}: {str(exc)[:200]}"
     else:
         reason = "the hub is offline and it is not in the Hugging Face cache"
-    raise FileNotFoundError(
+    raise CheckpointError(
         f"the COMET checkpoint {checkpoint} needs the {what} of its encoder {name!r} ({reason}). Pass "
         f"encoder='/path/to/{Path(name).name}' (a folder with its config.json and tokenizer files, e.g. from "
         f"hf download {name} config.json tokenizer.json sentencepiece.bpe.model), or copy those files "

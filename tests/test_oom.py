@@ -197,3 +197,34 @@ def test_metricx_finishes_with_the_same_scores_after_halving(pairs, tmp_path, mo
     assert _oom_warnings(caught) == ["CPU out of memory at batch 8; retrying at 4",
                                      "CPU out of memory at batch 4; retrying at 2"]
     assert got == pytest.approx(expected, rel=1e-6)  # float32 rounding: the T5 matmuls' blocking depends on the batch
+
+
+def test_comet_finishes_with_the_same_scores_after_halving(pairs, tmp_path, monkeypatch):
+    sys.path.insert(0, str(REPO))
+    from benchmarks import gpu_models  # wmt22-comet-da's layout, tiny random encoder (our venv alone)
+
+    from nlgmetrics.embed import get_cache
+    from nlgmetrics.learned.comet import Comet, compute_comet
+
+    hyps, refs = pairs
+    sources = wmt17_lines()[60:84]
+    monkeypatch.setitem(gpu_models.XLMR_LARGE, "vocab_size", 1000)  # the tokenizer's size: a small embedding
+    monkeypatch.setattr(gpu_models, "training_text", lambda: wmt17_lines()[:600])
+    folder, _ = gpu_models.build_comet(tmp_path, True, "cpu")
+
+    def score() -> list[float]:
+        get_cache().clear()
+        return compute_comet(sources=sources, predictions=hyps, references=refs, model=folder, device="cpu",
+                             batch_size=16)["scores"]
+
+    expected = score()
+    sizes: list[int] = []
+    monkeypatch.setattr(Comet, "_hidden_states", _capped(Comet._hidden_states, 5, sizes, rows=lambda a: a[1]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = score()
+    assert _oom_warnings(caught) == ["CPU out of memory at batch 16; retrying at 8",
+                                     "CPU out of memory at batch 8; retrying at 4"]
+    assert max(sizes) == 16 and sizes.count(16) == 1 and sizes.count(8) == 1 and max(sizes[2:]) == 4
+    assert got == pytest.approx(expected, abs=1e-6)  # float32 rounding (|Δ| 8.6e-8 measured)
+    get_cache().clear()

@@ -94,7 +94,11 @@ def test_oom_section_records_the_halving(gpu_check, work, monkeypatch):
         return real(model, batch, *args, **kwargs)
 
     monkeypatch.setattr(engine, "forward_batch", capped)
+    from benchmarks import gpu_models
     from benchmarks.gpu_models import Checkpoints
+
+    words = [f"segment {i} of the test" for i in range(2048)]  # short distinct texts: the section stays quick
+    monkeypatch.setattr(gpu_models, "wmt17_pairs", lambda n: (words[:n], words[::-1][:n]))
 
     dev = gpu_check.Device("cpu")
     dev.cuda = True  # the section's CUDA branch, on the CPU

@@ -72,3 +72,39 @@ def test_spent_budget_skips_sections(gpu_check, tmp_path, work):
     assert "error" not in sections["env"]
     skipped = {k for k, v in sections.items() if str(v.get("skipped", "")).startswith("budget")}
     assert skipped == {"correct_bertscore_minilm", "correct_bertscore_roberta-large", "pytest", "oom"}
+
+
+def test_oom_section_records_the_halving(gpu_check, work, monkeypatch):
+    """The ``oom`` section's own code on the CPU: the CUDA allocator calls faked, the encoder's forward capped at 100
+    sequences (as the memory cap would): the batch of 512 halves to 64 and the call finishes."""
+    import torch
+
+    from nlgmetrics.embed import encoder as engine
+
+    for name, value in {"memory_allocated": lambda *a: 2**30, "max_memory_allocated": lambda *a: 2**30,
+                        "set_per_process_memory_fraction": lambda *a: None, "empty_cache": lambda: None,
+                        "reset_peak_memory_stats": lambda *a: None,
+                        "get_device_properties": lambda *a: type("P", (), {"total_memory": 80 * 2**30})}.items():
+        monkeypatch.setattr(torch.cuda, name, value)
+    real = engine.forward_batch
+
+    def capped(model, batch, *args, **kwargs):
+        if len(batch) > 100:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return real(model, batch, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "forward_batch", capped)
+    from benchmarks import gpu_models
+    from benchmarks.gpu_models import Checkpoints
+
+    words = [f"segment {i} of the test" for i in range(2048)]  # short distinct texts: the section stays quick
+    monkeypatch.setattr(gpu_models, "wmt17_pairs", lambda n: (words[:n], words[::-1][:n]))
+
+    dev = gpu_check.Device("cpu")
+    dev.cuda = True  # the section's CUDA branch, on the CPU
+    rec: dict = {}
+    gpu_check.section_oom(rec, Checkpoints(work, None, True, "cpu"), dev, True)
+    assert rec["batch_halved_and_finished"] is True and rec["pairs"] == 512
+    assert rec["batch_512"]["final_batch"] == 64 and rec["batch_512"]["warnings"] == [
+        "CPU out of memory at batch 512; retrying at 256", "CPU out of memory at batch 256; retrying at 128",
+        "CPU out of memory at batch 128; retrying at 64"]

@@ -10,7 +10,8 @@ read from ``last_hidden_state`` (no wasted blocks above ``k``).
 
 Steps: cache lookup -> deduplicate the misses -> tokenize -> split long texts into windows -> sort by token length ->
 batches of ``batch_size`` (:func:`plan_batches`) -> :func:`forward_batch` (a pure function of ids, model and layer, so
-it can be sharded across processes) -> reassemble -> cache.
+it can be sharded across processes) -> reassemble -> cache. A batch that runs the device out of memory is retried at
+half the size, for the rest of the call (:mod:`nlgmetrics.embed.oom`: one warning per halving; the same scores).
 
 Forward: BERT-family models (BERT, RoBERTa, XLM-R, CamemBERT, ELECTRA; MiniLM is a BERT) run padding-free
 (:mod:`nlgmetrics.embed.packed`: no compute on pad tokens, ~1.2x faster on CPU) once a probe batch at load time shows it
@@ -49,6 +50,7 @@ import torch
 
 from nlgmetrics._quiet import model_loading
 from nlgmetrics.embed.cache import EmbeddingCache, EntrySpec, TokenEmbeddings, get_cache
+from nlgmetrics.embed.oom import halving_batches
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.inputs import replace_lone_surrogates
 from nlgmetrics.resources import missing_model_error, resolve_model
@@ -60,6 +62,9 @@ _DTYPES = {
     "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
     "float16": torch.float16, "fp16": torch.float16, "half": torch.float16, "16": torch.float16,
 }
+#: what to do when one sequence per forward does not fit the device (see :mod:`nlgmetrics.embed.oom`)
+_OOM_FIX = ("free the GPU memory other processes hold, use half precision (dtype='bfloat16'), a smaller model, or the "
+            "CPU (device='cpu')")
 _ROBERTA_LIKE_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "bertweet", "data2vec-text")
 
 
@@ -483,19 +488,19 @@ class Encoder:
                 all_ids[i] = parts[0]
             counts.append(len(parts))
             pieces.extend((i, p, part) for p, part in enumerate(parts))
-        batches = plan_batches([len(p[2]) for p in pieces], batch_size)
         outputs: list[list[torch.Tensor | None]] = [[None] * c for c in counts]
-        iterator = batches
-        if progress:
-            from tqdm.auto import tqdm
 
-            iterator = tqdm(batches, desc=f"embedding ({self.device.type})", unit="batch")
+        def forward(batch: list[int]) -> list[torch.Tensor]:
+            return forward_batch(
+                self.model, [pieces[k][2] for k in batch], layer, pad_id=self.pad_id, device=self.device,
+                autocast_dtype=self.autocast_dtype, stack=self._stack, packed=self.packed,
+            )
+
         with self._lock, self._cut_to(layer):
-            for batch in iterator:
-                hidden = forward_batch(
-                    self.model, [pieces[k][2] for k in batch], layer, pad_id=self.pad_id, device=self.device,
-                    autocast_dtype=self.autocast_dtype, stack=self._stack, packed=self.packed,
-                )
+            for batch, hidden in halving_batches(
+                [len(p[2]) for p in pieces], batch_size, forward, device=self.device, what=f"encoder {self.name!r}",
+                fix=_OOM_FIX, progress=f"embedding ({self.device.type})" if progress else None,
+            ):
                 for k, h in zip(batch, hidden):
                     text_index, piece_index, _ = pieces[k]
                     outputs[text_index][piece_index] = h

@@ -52,6 +52,8 @@ CHECKPOINTS = {
 }
 DEFAULT_CHECKPOINT = "bleurt-base-128"
 _HINT = "Pass the folder of a BleurtForSequenceClassification checkpoint (e.g. lucadiliello/BLEURT-20)."
+_OOM_FIX = ("use a smaller max_length (e.g. max_length=256: pairs are cut as BLEURT cuts them), a smaller checkpoint, or "
+            "the CPU (device='cpu')")
 _FILES = ["*.json", "*.bin", "*.safetensors", "spm.model", "vocab.txt"]
 _DTYPES = {None: None, "float32": None, "fp32": None, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
            "float16": torch.float16, "fp16": torch.float16}
@@ -367,7 +369,8 @@ class BleurtScorer:
               max_length: int | None = None) -> list[float]:
         """BLEURT of each (reference, candidate) pair. Pairs are length-sorted into batches of ``batch_size`` and run
         padding-free; identical pairs run once."""
-        from nlgmetrics.embed.encoder import check_batch_size, plan_batches
+        from nlgmetrics.embed.encoder import check_batch_size
+        from nlgmetrics.embed.oom import halving_batches
         from nlgmetrics.embed.packed import packed_hidden_states
 
         check_batch_size(batch_size)
@@ -380,15 +383,18 @@ class BleurtScorer:
         values = np.empty(len(unique), dtype=np.float64)
         autocast = (torch.autocast(device_type="cuda", dtype=self.autocast_dtype) if self.autocast_dtype is not None
                     else nullcontext())
+
+        def forward(batch: list[int]) -> np.ndarray:
+            hidden = packed_hidden_states(self.encoder, [ids[i] for i in batch], len(self.encoder.encoder.layer),
+                                          self.device, token_type_ids=[segments[i] for i in batch])
+            starts = np.cumsum([0] + [len(ids[i]) for i in batch[:-1]])
+            cls = hidden[torch.as_tensor(starts, device=hidden.device)]
+            return self.head(torch.tanh(self.pooler(cls)))[:, 0].float().cpu().numpy()
+
         with self._lock, torch.inference_mode(), autocast:
-            for batch in plan_batches([len(x) for x in ids], batch_size):
-                hidden = packed_hidden_states(self.encoder, [ids[i] for i in batch],
-                                              len(self.encoder.encoder.layer), self.device,
-                                              token_type_ids=[segments[i] for i in batch])
-                starts = np.cumsum([0] + [len(ids[i]) for i in batch[:-1]])
-                cls = hidden[torch.as_tensor(starts, device=hidden.device)]
-                out = self.head(torch.tanh(self.pooler(cls)))[:, 0]
-                values[batch] = out.float().cpu().numpy()
+            for batch, out in halving_batches([len(x) for x in ids], batch_size, forward, device=self.device,
+                                              what="BLEURT", fix=_OOM_FIX):
+                values[batch] = out
         position = {pair: k for k, pair in enumerate(unique)}
         return [float(values[position[pair]]) for pair in zip(references, candidates)]
 

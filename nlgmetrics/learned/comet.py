@@ -562,9 +562,12 @@ class Comet:
         missing = [key for key in index if key not in found]
 
         def encode(todo: list[str]) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+            from nlgmetrics.embed.oom import halving_call  # out of memory: the batch halves (the same scores)
+
             picked = [index[key] for key in todo]
-            return self._encode([rows[i] for i in picked], None if first is None else [first[i] for i in picked],
-                                batch_size, joint, progress, what)
+            return halving_call(lambda size: self._encode(
+                [rows[i] for i in picked], None if first is None else [first[i] for i in picked], size, joint,
+                progress, what), batch_size, device=self.device, what="COMET encoder")
 
         if sharding_active():
             def costs(todo: list[str]) -> list[int]:

@@ -55,6 +55,8 @@ _DTYPES = {None: None, "float32": None, "fp32": None, "bfloat16": torch.bfloat16
 
 _HINT = ("Pass the folder of a MetricX-24 checkpoint (e.g. google/metricx-24-hybrid-large-v2p6, as downloaded from the "
          "hub).")
+_OOM_FIX = ("use bfloat16 (dtype='bfloat16'), a smaller checkpoint (metricx-24-hybrid-large), or the CPU "
+            "(device='cpu')")
 _TOKENIZER_FILES = ("tokenizer.json", "spiece.model")
 #: what is downloaded for a tokenizer given as a hub id (not the model's weights)
 _TOKENIZER_PATTERNS = [*_TOKENIZER_FILES, "tokenizer_config.json", "special_tokens_map.json", "config.json"]
@@ -263,7 +265,8 @@ class MetricXScorer:
     def score(self, hypotheses: Sequence[str], references: Sequence[str] | None, sources: Sequence[str],
               *, qe: bool = False, batch_size: int = 8) -> list[float]:
         """MetricX-24 of each example (0 best, 25 worst). Identical inputs run once."""
-        from nlgmetrics.embed.encoder import check_batch_size, plan_batches
+        from nlgmetrics.embed.encoder import check_batch_size
+        from nlgmetrics.embed.oom import halving_batches
 
         check_batch_size(batch_size)
         refs = references if references is not None else [""] * len(hypotheses)
@@ -276,10 +279,15 @@ class MetricXScorer:
         values = np.empty(len(unique), dtype=np.float64)
         autocast = (torch.autocast(device_type="cuda", dtype=self.autocast_dtype) if self.autocast_dtype is not None
                     else nullcontext())
+
+        def forward(batch: list[int]) -> np.ndarray:
+            decoded = self._decoded([ids[i] for i in batch], self.packed)
+            return torch.clamp(decoded.float() @ self.score_row, 0, 25).cpu().numpy()
+
         with self._lock, torch.inference_mode(), autocast:
-            for batch in plan_batches([len(x) for x in ids], batch_size):
-                decoded = self._decoded([ids[i] for i in batch], self.packed)
-                values[batch] = torch.clamp(decoded.float() @ self.score_row, 0, 25).cpu().numpy()
+            for batch, out in halving_batches([len(x) for x in ids], batch_size, forward, device=self.device,
+                                              what="MetricX", fix=_OOM_FIX):
+                values[batch] = out
         position = {text: k for k, text in enumerate(unique)}
         return [float(values[position[text]]) for text in texts]
 

@@ -870,3 +870,22 @@ def test_loading_is_strict_and_bounded(built, wmt, tmp_path):
     with pytest.raises(CheckpointError, match="holds pickled Python objects") as caught:
         score(pickled)
     assert "weights_only=False" not in str(caught.value)
+
+
+def test_tokenizer_state_stored_in_the_encoder_folder_is_ignored(built, wmt, tmp_path):
+    """An encoder folder whose tokenizer.json stores padding and truncation (as converters and save_pretrained after
+    a padded call leave it) scores as the clean folder: the one tokenizer rule (embed.encoder.without_stored_state)."""
+    from nlgmetrics.learned.comet import compute_comet
+
+    stateful = shutil.copytree(built["encoder"], tmp_path / "encoder-with-state")
+    data = json.loads((stateful / "tokenizer.json").read_text(encoding="utf-8"))
+    data["padding"] = {"strategy": "BatchLongest", "direction": "Right", "pad_to_multiple_of": None, "pad_id": 1,
+                       "pad_type_id": 0, "pad_token": "<pad>"}
+    data["truncation"] = {"direction": "Right", "max_length": 8, "strategy": "LongestFirst", "stride": 0}
+    (stateful / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    sources, reference, systems = wmt
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scored = compute_comet(systems[SYSTEMS[0]][:6], reference[:6], sources=sources[:6], batch_size=3,
+                               model=str(built["models"]["estimator"]), encoder=str(stateful))
+    assert scored["scores"] == pytest.approx(built["oracle"]["estimator"][SYSTEMS[0]][:6], abs=1e-5)

@@ -83,6 +83,7 @@ from nlgmetrics.embed.encoder import (
     packing_matches,
     pad_batch,
     pick_device,
+    without_stored_state,
 )
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.inputs import check_predictions, check_references
@@ -351,7 +352,8 @@ class Comet:
         tokenizer_name = family.tokenizer_from or pretrained
         tokenizer_loader = (transformers.AutoTokenizer.from_pretrained if family.tokenizer_from is None
                             else transformers.XLMRobertaTokenizerFast.from_pretrained)
-        self.tokenizer = resolve_encoder_file(tokenizer_name, "tokenizer", folder, encoder, tokenizer_loader)
+        self.tokenizer = without_stored_state(
+            resolve_encoder_file(tokenizer_name, "tokenizer", folder, encoder, tokenizer_loader))
         self.max_positions = config.max_position_embeddings - 2  # unbabel-comet's Encoder.max_positions
         self.pad_id = self.tokenizer.pad_token_id
 

@@ -72,7 +72,8 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     verbose = args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty())
     try:
         baselines.compute_baseline(
-            sentences, args.model, lang=args.lang, pairs=args.pairs, seed=args.seed, out=target,
+            sentences, args.model, lang=args.lang, pairs=args.pairs, seed=args.seed,
+            out=target if args.out is not None else None,  # the default location: its folders are created
             batch_size=args.batch_size, device=args.device, verbose=verbose,
         )
     except (ValueError, ImportError) as exc:

@@ -43,7 +43,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from nlgmetrics.integration.suite import accepts, check_metrics, compute_suite, flatten_suite, metric_options_for
-from nlgmetrics.registry import SOURCES_NONE, SPECS, get_metric
+from nlgmetrics.registry import SOURCES_NONE, get_metric, get_spec
 
 DEFAULT_METRICS = ("bleu", "rouge")
 
@@ -88,7 +88,8 @@ class ComputeMetrics:
             raise TypeError(f"sources must be 'inputs' (decode EvalPrediction.inputs) or a list of source texts, "
                             f"got {sources!r:.60}.")
         for name in self.metrics:  # a metric that needs sources fails now, not at the first evaluation
-            SPECS[name].input_arguments(sources if SPECS[name].sources != SOURCES_NONE else None)
+            spec = get_spec(name)
+            spec.input_arguments(sources if spec.sources != SOURCES_NONE else None)
         self.sources = list(sources) if sources is not None and sources != "inputs" else sources
         self.metric_options = metric_options_for(self.metrics, metric_options, shared_options)
         check_mode(distributed)
@@ -165,7 +166,7 @@ class ComputeMetrics:
         name = key.removeprefix("eval_")
         for metric in sorted(self.metrics, key=len, reverse=True):  # "bleurt" before "bleu"
             if name.startswith(metric):  # every flat key starts with its metric's name
-                return SPECS[metric].higher_is_better
+                return get_spec(metric).higher_is_better
         raise ValueError(f"{key!r} is not a key of the metrics {', '.join(self.metrics)}.")
 
     def reset(self) -> None:

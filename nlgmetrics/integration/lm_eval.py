@@ -54,7 +54,7 @@ from typing import Any, Callable
 
 from nlgmetrics._secrets import holds_credential
 from nlgmetrics.integration.suite import compute_suite, flatten_result
-from nlgmetrics.registry import SPECS, available_metrics
+from nlgmetrics.registry import SPECS, available_metrics, get_spec, metric_name
 
 PREFIX = "nlgm_"
 _SEPARATOR_OPTION = "reference_separator"
@@ -73,7 +73,8 @@ def lm_eval_names(metrics: list[str] | None = None) -> dict[str, tuple[str, str]
     headline key of the metric's spec (flat keys, see nlgmetrics.integration.suite)."""
     names = {}
     for metric in metrics if metrics is not None else list(SPECS):
-        for key in SPECS[metric].headline:
+        metric = metric_name(metric)  # aliases, any case; "did you mean" for a typo
+        for key in get_spec(metric).headline:
             names[PREFIX + key] = (metric, key)
     return names
 
@@ -144,7 +145,7 @@ def score_corpus(metric: str, items: list[tuple[str, str, str]]) -> dict[str, fl
     if source_separator:
         sources, golds = split_sources(metric, golds, source_separator)
     references = [gold.split(separator) if separator else gold for gold in golds]
-    if sources is not None and SPECS[metric].references_optional and not any(golds):
+    if sources is not None and get_spec(metric).references_optional and not any(golds):
         references = None  # reference-free: "{{source}}<separator>" targets
     result = compute_suite(list(predictions), references, [metric], {metric: options}, sources=sources)[metric]
     flat = flatten_result(metric, result)
@@ -175,7 +176,7 @@ def split_sources(metric: str, golds: Sequence[str], separator: str) -> tuple[li
 
 def _key_from_environment(metric: str, variable: Any) -> str:
     """The credential in the environment variable named by the ``api_key_env`` option."""
-    if "api_key" not in SPECS[metric].option_names():
+    if "api_key" not in get_spec(metric).option_names():
         raise ValueError(f"{metric}: {_KEY_ENV_OPTION} is for metrics that take api_key (llm_judge); remove it.")
     if not isinstance(variable, str) or not variable:
         raise ValueError(f"{metric}: {_KEY_ENV_OPTION} must name an environment variable, got {variable!r}.")
@@ -221,7 +222,7 @@ def register(metrics: list[str] | None = None) -> list[str]:
             registry.register_aggregation(name)(_make_aggregation(name, metric, key))
         if name not in registry.metric_registry:
             registry.register_metric(
-                metric=name, higher_is_better=SPECS[metric].higher_is_better, output_type="generate_until",
+                metric=name, higher_is_better=get_spec(metric).higher_is_better, output_type="generate_until",
                 aggregation=name,
             )(passthrough)
         names.append(name)

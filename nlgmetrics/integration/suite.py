@@ -18,7 +18,7 @@ import numbers
 import re
 from typing import Any, Callable, Mapping, Sequence
 
-from nlgmetrics.registry import SOURCES_NONE, SPECS, get_metric, score, self_contained_metrics
+from nlgmetrics.registry import SOURCES_NONE, SPECS, get_metric, get_spec, metric_name, score, self_contained_metrics
 
 #: options given once to a suite and passed to every metric whose compute function takes them.
 SHARED_OPTIONS = ("model_type", "num_layers", "device", "dtype", "batch_size")
@@ -49,7 +49,7 @@ def flatten_result(metric: str, result: Mapping[str, Any]) -> dict[str, float]:
     named in :func:`list_means` as means. Strings (signatures, hashcodes) and other lists are left out."""
     out: dict[str, float] = {}
     lists = list_means(metric)
-    skip = SPECS[metric].flat_skip if metric in SPECS else frozenset()
+    skip = get_spec(metric).flat_skip if metric in SPECS else frozenset()
     for key, value in result.items():
         if key in skip or isinstance(value, bool):
             continue
@@ -103,7 +103,7 @@ def check_metrics(metrics: Sequence[str] | str | None) -> list[str]:
         return self_contained_metrics()
     if isinstance(metrics, str):
         metrics = [metrics]
-    names = list(dict.fromkeys(metrics))
+    names = list(dict.fromkeys(metric_name(name) for name in metrics))  # aliases, any case; "did you mean"
     if not names:
         raise ValueError("metrics must name at least one metric.")
     for name in names:
@@ -118,7 +118,7 @@ def metric_options_for(
 ) -> dict[str, dict[str, Any]]:
     """Each metric's keyword options: the shared ones it accepts (see :data:`SHARED_OPTIONS`), then its own (which
     win; a metric given its own ``lang`` does not get the shared ``model_type``, so ``lang`` picks its model)."""
-    metric_options = dict(metric_options or {})
+    metric_options = {metric_name(name): options for name, options in (metric_options or {}).items()}
     unknown = set(metric_options) - set(metrics)
     if unknown:
         raise ValueError(f"metric_options names metrics that are not computed: {', '.join(sorted(unknown))}.")
@@ -165,7 +165,7 @@ def compute_suite(
     results = {}
     for name in names:
         preds, refs = predictions, references
-        if sentence_split is not None and SPECS[name].sentence_lines:
+        if sentence_split is not None and get_spec(name).sentence_lines:
             if split_predictions is None:
                 split_predictions = [split_sentences(p, sentence_split) if isinstance(p, str) else p for p in predictions]
                 split_references = None if references is None else [
@@ -175,7 +175,7 @@ def compute_suite(
                     for r in references
                 ]
             preds, refs = split_predictions, split_references
-        own_sources = sources if SPECS[name].sources != SOURCES_NONE else None
+        own_sources = sources if get_spec(name).sources != SOURCES_NONE else None
         results[name] = score(name, preds, refs, sources=own_sources, **options[name])
     return results
 

@@ -43,7 +43,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from nlgmetrics.integration.suite import accepts, check_metrics, compute_suite, flatten_suite, metric_options_for
-from nlgmetrics.registry import SOURCES_NONE, SPECS, get_metric
+from nlgmetrics.registry import SOURCES_NONE, get_metric, get_spec
 
 DEFAULT_METRICS = ("bleu", "rouge")
 
@@ -90,8 +90,8 @@ class ComputeMetrics:
         self.sources = list(sources) if sources is not None and sources != "inputs" else sources
         self.metric_options = metric_options_for(self.metrics, metric_options, shared_options)
         for name in self.metrics:  # a metric (or checkpoint) that needs sources fails now, not at the first evaluation
-            SPECS[name].input_arguments(sources if SPECS[name].sources != SOURCES_NONE else None,
-                                        options=self.metric_options[name])
+            spec = get_spec(name)
+            spec.input_arguments(sources if spec.sources != SOURCES_NONE else None, options=self.metric_options[name])
         check_mode(distributed)
         for name in self.metrics:  # the embedding metrics and COMET; a metric's own "distributed" option wins
             if accepts(get_metric(name), "distributed"):
@@ -166,7 +166,7 @@ class ComputeMetrics:
         name = key.removeprefix("eval_")
         for metric in sorted(self.metrics, key=len, reverse=True):  # "bleurt" before "bleu"
             if name.startswith(metric):  # every flat key starts with its metric's name
-                return SPECS[metric].higher_is_better
+                return get_spec(metric).higher_is_better
         raise ValueError(f"{key!r} is not a key of the metrics {', '.join(self.metrics)}.")
 
     def reset(self) -> None:

@@ -271,7 +271,7 @@ class BERTScorer:
         self.baseline_path = baseline_path
         self.baseline: torch.Tensor | None = None
         if self.rescale_with_baseline:
-            from nlgmetrics.semantic.baselines import find_baseline, read_baseline
+            from nlgmetrics.semantic.baseline_files import find_baseline, read_baseline
 
             path = find_baseline(lang, self.model_type, baseline_path)
             table = read_baseline(path)

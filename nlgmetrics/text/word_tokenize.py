@@ -242,7 +242,7 @@ def punkt_sentence_splitter(params=None) -> Callable[[str], list[str]]:
 
         @property
         def _re_non_word_chars(self):
-            return _NON_WORD_CHARS % re.escape("".join(set(self.sent_end_chars) - {"."}))
+            return _NON_WORD_CHARS % re.escape("".join(sorted(set(self.sent_end_chars) - {"."})))
 
         def _word_tokenizer_re(self):
             if getattr(self, "_word_re", None) is None:

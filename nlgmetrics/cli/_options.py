@@ -136,3 +136,20 @@ def parse_option(item: str) -> tuple[str, str]:
         raise CLIError(f"-o {item!r}: write options as key=value, e.g. -o lowercase=true")
     return key.strip().replace("-", "_"), raw
 
+
+
+def per_metric_options(items: list[str], metrics: list[str], command: str) -> dict[str, dict[str, Any]]:
+    """``-o METRIC.KEY=VALUE`` options of a command that scores several metrics (compare, agree), each read by
+    :func:`coerce_option`; a bare ``KEY=VALUE`` when one metric is given. ``metrics`` may carry a ``:variant``."""
+    names = [m.partition(":")[0] for m in metrics]
+    options: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, raw = parse_option(item)
+        metric, dot, name = key.partition(".")
+        if not dot and len(names) == 1:
+            metric, name = names[0], key
+        if not name or metric not in names:
+            raise CLIError(f"-o {item!r}: write {command} options as METRIC.KEY=VALUE with a metric given to -m, e.g. "
+                           f"-o {names[0]}.{key.partition('.')[2] or key}=...")
+        options.setdefault(metric, {})[name] = coerce_option(metric, name, raw)
+    return options

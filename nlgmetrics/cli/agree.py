@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from nlgmetrics.cli._boundary import CLIError
 from nlgmetrics.cli._common import _seed, resolve_metrics
 from nlgmetrics.cli._paths import InputPath, OutputPath
-from nlgmetrics.cli._options import coerce_option, option_types, parse_option
+from nlgmetrics.cli._options import option_types, per_metric_options
 
 
 #: a minimal valid invocation, for the policy tests (tests/test_policy.py): {table} is a CSV with system,item,
@@ -79,16 +78,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     from nlgmetrics.agreement import agree, merge, plot, report
 
     metrics = resolve_metrics(args.metrics)
-    metric_options: dict[str, dict[str, Any]] = {}
-    for item in args.option:
-        key, raw = parse_option(item)
-        metric, dot, name = key.partition(".")
-        names = [m.partition(":")[0] for m in metrics]
-        if not dot and len(names) == 1:
-            metric, name = names[0], key
-        if not name or metric not in names:
-            raise CLIError(f"-o {item!r}: write agree options as METRIC.KEY=VALUE with a metric given to -m")
-        metric_options.setdefault(metric, {})[name] = coerce_option(metric, name, raw)
+    metric_options = per_metric_options(args.option, metrics, "agree")
     if args.device is not None:
         for metric in {m.partition(":")[0] for m in metrics}:
             if "device" in option_types(metric):

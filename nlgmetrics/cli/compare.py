@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from nlgmetrics.cli._boundary import CLIError, core_error
 from nlgmetrics.cli._common import (
@@ -18,7 +17,7 @@ from nlgmetrics.cli._common import (
     resolve_metrics,
 )
 from nlgmetrics.cli._paths import InputPath, OutputPath
-from nlgmetrics.cli._options import coerce_option, option_types, parse_option
+from nlgmetrics.cli._options import option_types, per_metric_options
 
 COMPARE_EXAMPLES = """examples:
   nlgmetrics compare -r ref.txt --baseline base.txt sys1.txt sys2.txt -m bleu chrf ter -f markdown
@@ -71,16 +70,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from nlgmetrics.comparison import compare, plot, report, segment_scores
 
     metrics = resolve_metrics(args.metrics)
-    metric_options: dict[str, dict[str, Any]] = {}
-    for item in args.option:
-        key, raw = parse_option(item)
-        metric, dot, name = key.partition(".")
-        if not dot and len(metrics) == 1:
-            metric, name = metrics[0], key
-        if not name or metric not in metrics:
-            raise CLIError(f"-o {item!r}: write compare options as METRIC.KEY=VALUE with a metric given to -m, e.g. "
-                           f"-o {metrics[0]}.{key.partition('.')[2] or key}=...")
-        metric_options.setdefault(metric, {})[name] = coerce_option(metric, name, raw)
+    metric_options = per_metric_options(args.option, metrics, "compare")
     for flag, key, value in (("--device", "device", args.device), ("--batch-size", "batch_size", args.batch_size)):
         if value is not None:
             for metric in metrics:

@@ -1,25 +1,6 @@
-"""BERTScore baseline rescaling: bert_score-format baseline files, where to find them, and how to make one.
-
-A baseline file is CSV (bert_score names it ``.tsv``) with header ``LAYER,P,R,F`` and one row per hidden layer
-``0..L``: the mean P, R and F of BERTScore over random pairs of unrelated sentences of one language, with that layer.
-Rescaling maps a score ``s`` to ``(s - b) / (1 - b)``, so unrelated text lands near 0 (Zhang et al., 2020, sec. 6).
-
-Lookup for ``(lang, model_type)`` when no ``baseline_path`` is given, first hit wins:
-
-1. ``$NLGMETRICS_HOME/baselines/<lang>/<model_type>.tsv`` (where :func:`compute_baseline` writes by default: a
-   baseline the user made wins over the one shipped);
-2. ``nlgmetrics/data/rescale_baseline.<lang>.<model_type with / as -->.tsv`` (ships: ``en`` for the bundled MiniLM);
-3. bert_score's own ``rescale_baseline/<lang>/<model_type>.tsv`` when the bert-score package is installed.
-
-Computing one, by bert_score's method (random sentence pairs, ``all_layers``, mean per layer): :func:`compute_baseline`,
-or on the command line (:mod:`nlgmetrics.cli`)::
-
-    nlgmetrics baseline --model sentence-transformers/all-MiniLM-L6-v2 --lang en \\
-        --corpus sentences.txt [--pairs 100000] [--seed 0] [--out FILE] [--batch-size 64] [--device cuda]
-
-The default location (1.) is built from ``lang`` (a language code: ``en``, ``zh``, ``en-sci``) and the model's hub id
-(``NAME`` or ``ORG/NAME``), both checked so it never leaves the baselines folder; a local model folder has no default
-location (pass ``out``/``baseline_path``).
+"""BERTScore baseline rescaling: computing a baseline file by bert_score's method (:func:`compute_baseline`: random
+sentence pairs, ``all_layers``, mean per layer; ``nlgmetrics baseline`` on the command line). The file format, the
+lookup order and reading/writing live in :mod:`nlgmetrics.semantic.baseline_files`; its names are re-exported here.
 """
 
 from __future__ import annotations

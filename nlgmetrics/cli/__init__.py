@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import sys  # noqa: F401  (tests patch cli.sys.stdin)
 
-from nlgmetrics.cli._boundary import CLIError, cli_advice, core_error, main
+from nlgmetrics.cli._boundary import CLIError, cli_advice, core_error
+from nlgmetrics.cli._main import main
 from nlgmetrics.cli._common import (
     EMBEDDING_METRICS,
     PROGRESS_MIN_LINES,

@@ -1,5 +1,7 @@
-"""The one error boundary of the command line: every command runs inside :func:`main`, which turns any error into one
-``nlgmetrics: error: ...`` line on stderr naming the problem and the fix, exit code 2, never a traceback.
+"""The one error boundary of the command line: every command runs inside :func:`nlgmetrics.cli._main.main`, which turns
+any error into one ``nlgmetrics: error: ...`` line on stderr (:func:`describe`) naming the problem and the fix, exit
+code 2, never a traceback. This module holds the rules and :class:`CLIError`; it imports no command, so every command
+can import it (``_main`` runs the parser, which imports the commands).
 
 The project's own errors (:mod:`nlgmetrics.errors`, :class:`CLIError`) carry their message; those of the libraries
 underneath (torch, safetensors, yaml, sqlite3, json, openai/httpx, pickle, the OS) and resource exhaustion
@@ -10,12 +12,9 @@ internal error to report. ``NLGMETRICS_TRACEBACK=1`` prints the traceback too (f
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
-from collections.abc import Sequence
 
-from nlgmetrics._quiet import quiet_third_party
 from nlgmetrics.errors import NlgmetricsError
 
 
@@ -122,34 +121,3 @@ class OneLineParser(argparse.ArgumentParser):
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings on the command line: one ``nlgmetrics: warning:`` line, not Python's file/line/source format."""
     print(f"nlgmetrics: warning: {_one_line(message, 1000)}", file=sys.stderr if file is None else file)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    import warnings
-
-    from nlgmetrics.cli._parser import build_parser
-    from nlgmetrics.cli._paths import check_outputs
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    shown = warnings.showwarning
-    warnings.showwarning = _show_warning
-    try:
-        with quiet_third_party(enabled=getattr(args, "progress", "auto") != "on"):
-            check_outputs(parser, args)  # every output path, before any work
-            return args.func(args)
-    except KeyboardInterrupt:
-        print("nlgmetrics: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into e.g. `head`
-        sys.stderr.close()
-        return 0
-    except (Exception, RecursionError, MemoryError) as exc:
-        if os.environ.get("NLGMETRICS_TRACEBACK", "").lower() in ("1", "true", "yes", "on"):
-            import traceback
-
-            traceback.print_exc()
-        print(f"nlgmetrics: error: {describe(exc)}", file=sys.stderr)
-        return 2
-    finally:
-        warnings.showwarning = shown

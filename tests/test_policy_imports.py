@@ -28,9 +28,6 @@ KNOWN_CIRCLES: dict[tuple[str, ...], str] = {
         "compute_rouge dispatches flavor='rouge155' to rouge155, which builds on rouge's counting and calls "
         "compute_rouge's rouge_score flavor for its shared ratios: cutting it moves rouge.py's core into a module "
         "below both (to do)",
-    ("nlgmetrics.judge.backends", "nlgmetrics.judge.cache"):
-        "backends' weight-digest store asks cache for the cache folder (default_cache_path) while cache imports "
-        "backends' Answer: the folder rule belongs in a module below both (judge's owner, to do)",
 }
 
 

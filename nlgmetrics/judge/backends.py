@@ -99,7 +99,7 @@ _DIGESTS_LOCK = threading.Lock()
 def digest_store_path() -> Path:
     """``file-digests.json`` beside the default judge cache: content digests of model files, so a new process does not
     read gigabytes of unchanged weights again (an entry is valid only for the same path, size, mtime and inode)."""
-    from nlgmetrics.judge.cache import default_cache_path
+    from nlgmetrics.judge.paths import default_cache_path
 
     return default_cache_path().parent / "file-digests.json"
 

@@ -35,6 +35,7 @@ from typing import Any
 from nlgmetrics._outputs import output_target
 from nlgmetrics.judge.backends import Answer
 from nlgmetrics.judge.errors import JudgeCacheError
+from nlgmetrics.judge.paths import default_cache_path
 
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0", "none", "")
 
@@ -42,14 +43,6 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS judgments (key TEXT PRIMARY KEY, answer TEXT NOT NULL, created REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS seen (endpoint TEXT PRIMARY KEY, model TEXT NOT NULL, fingerprint TEXT NOT NULL);
 """
-
-
-def default_cache_path() -> Path:
-    """``$NLGMETRICS_JUDGE_CACHE``, else ``~/.cache/nlgmetrics/judge.sqlite`` (under ``$XDG_CACHE_HOME`` if set)."""
-    if os.environ.get("NLGMETRICS_JUDGE_CACHE"):
-        return Path(os.environ["NLGMETRICS_JUDGE_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "nlgmetrics" / "judge.sqlite"
 
 
 def cache_path(cache: Any) -> Path | None:

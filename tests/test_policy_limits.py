@@ -78,3 +78,26 @@ def test_the_judge_at_every_maximum_scores_within_the_memory_cap(server):
     sent = [json.loads(body) for _, _, body in running.requests]
     assert len(sent) == 2 and {(r["max_tokens"], r["top_logprobs"], r["logprobs"]) for r in sent} == {
         (MAX_TOKENS, MAX_TOP_LOGPROBS, True)}
+
+
+def test_answers_in_flight_are_bounded_by_memory(monkeypatch):
+    """At the maxima (4,096 tokens, 20 alternatives: ~70 MiB per parsed answer) 256 requests in flight would hold ~18
+    GB: the backend keeps max_tokens x (1 + top_logprobs) x ANSWER_BYTES_PER_TOKEN x in-flight under the budget, and
+    its thread pool is that size; small answers keep max_concurrency."""
+    from nlgmetrics.judge import openai_backend as ob
+
+    backend = OpenAIBackend("m", base_url="http://127.0.0.1:9/v1", api_key="k", max_concurrency=MAX_CONCURRENCY,
+                            top_logprobs=MAX_TOP_LOGPROBS)
+    assert backend.in_flight(MAX_TOKENS, "geval") == 13
+    assert 13 * MAX_TOKENS * 21 * ob.ANSWER_BYTES_PER_TOKEN <= ob.ANSWER_MEMORY_BUDGET
+    assert backend.in_flight(16, "geval") == MAX_CONCURRENCY and backend.in_flight(MAX_TOKENS, "parse") == 256
+    sizes = []
+
+    class Recording(ob.ThreadPoolExecutor):
+        def __init__(self, max_workers, **kwargs):
+            sizes.append(max_workers)
+            super().__init__(max_workers, **kwargs)
+
+    monkeypatch.setattr(ob, "ThreadPoolExecutor", Recording)
+    backend.run([], lambda j, answer: None, max_tokens=MAX_TOKENS, weighting="geval")
+    assert sizes == [13]

@@ -6,7 +6,8 @@ probabilities are read at the first answer position whose top tokens include a l
 when its text, stripped of spaces, equals it). A server that returns no logprobs (``transformers serve`` ignores the
 fields) gets one warning and its answers are parsed.
 
-Up to ``max_concurrency`` requests are in flight (threads); a 429, 5xx, timeout or dropped connection is retried up
+Up to ``max_concurrency`` requests are in flight (threads), fewer when large answers would hold more than
+``ANSWER_MEMORY_BUDGET`` (:meth:`OpenAIBackend.in_flight`); a 429, 5xx, timeout or dropped connection is retried up
 to ``max_retries`` times with exponential backoff (``backoff * 2**attempt`` seconds, or the server's
 ``Retry-After`` if longer, plus jitter, capped at 30 s);
 other 4xx errors stop the run with the server's message. A server that cannot be reached, or that answers something
@@ -33,6 +34,10 @@ from nlgmetrics.judge.errors import JudgeServerError
 
 #: bounds of the user-set sizes (a larger value is refused with its range)
 MAX_CONCURRENCY, MAX_RETRIES, MAX_TOP_LOGPROBS = 256, 20, 20
+#: answers in flight are bounded by memory, not only by count: a parsed answer costs about ANSWER_BYTES_PER_TOKEN per
+#: generated token and alternative (measured: 4,096 tokens x 21 alternatives ~ 70 MiB through the openai client), and
+#: at most ANSWER_MEMORY_BUDGET of them are held at once.
+ANSWER_BYTES_PER_TOKEN, ANSWER_MEMORY_BUDGET = 900, 1 << 30
 #: a logprob above this is not a log probability (a little above 0 is rounding on some servers)
 _LOGPROB_SLACK = 1e-4
 
@@ -184,18 +189,27 @@ class OpenAIBackend(JudgeBackend):
             f"base_url= must be an OpenAI-compatible endpoint ending in /v1 that serves model {self.model!r}."
         )
 
+    def in_flight(self, max_tokens: int, weighting: str) -> int:
+        """Requests in flight at once: ``max_concurrency``, fewer when the answers asked for are large, so that
+        ``in_flight x max_tokens x (1 + top_logprobs) x ANSWER_BYTES_PER_TOKEN <= ANSWER_MEMORY_BUDGET`` (at least 1).
+        At the documented maxima (4,096 tokens, 20 alternatives) that is 13 requests, not 256 (~18 GB)."""
+        alternatives = 1 + (self.top_logprobs if weighting == "geval" else 0)
+        per_answer = max(1, max_tokens) * alternatives * ANSWER_BYTES_PER_TOKEN
+        return max(1, min(self.max_concurrency, ANSWER_MEMORY_BUDGET // per_answer))
+
     def run(self, requests: Sequence[Request], on_answer: OnAnswer, *, max_tokens: int, weighting: str,
             temperature: float = 0.0, seed: int | None = 0, progress: bool = False) -> None:
-        """Ask every request, at most ``max_concurrency`` at once; ``on_answer`` runs in the calling thread."""
+        """Ask every request, at most :meth:`in_flight` at once; ``on_answer`` runs in the calling thread."""
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(requests), desc="judging", disable=not progress, unit="judgment")
         pending: dict = {}
         queue = iter(range(len(requests)))
-        pool = ThreadPoolExecutor(self.max_concurrency, thread_name_prefix="llm-judge")
+        limit = self.in_flight(max_tokens, weighting)
+        pool = ThreadPoolExecutor(limit, thread_name_prefix="llm-judge")
         try:
             while True:
-                while len(pending) < self.max_concurrency:
+                while len(pending) < limit:
                     j = next(queue, None)
                     if j is None:
                         break

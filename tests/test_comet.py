@@ -537,6 +537,27 @@ def test_paired_t_test_is_defined_where_scipy_is_not():
     assert _paired_t_test(same, same - 0.5) == {"t_statistic": None, "t_p_value": 0.0}
 
 
+def _word_tokenizer(texts):
+    """A tokenizer class over the words of ``texts`` (id = word index + 1, pad 0) for the Trainer adapter, and the
+    function giving label ids padded with -100, as Trainer passes them."""
+    import numpy as np
+
+    words = sorted({w for text in texts for w in text.split()})
+
+    class Tokenizer:
+        pad_token_id = 0
+
+        def batch_decode(self, ids, skip_special_tokens=True):
+            return [" ".join(words[i - 1] for i in row if i > 0) for row in ids]
+
+    def ids(batch):
+        rows = [[words.index(w) + 1 for w in text.split()] for text in batch]
+        width = max(map(len, rows))
+        return np.array([row + [-100] * (width - len(row)) for row in rows])
+
+    return Tokenizer, ids
+
+
 def test_adapters_pass_sources_to_comet(built, wmt):
     """Trainer (sources given as a list), lm-eval (source_separator in the target) and Ray (a source column)."""
     import numpy as np
@@ -550,18 +571,7 @@ def test_adapters_pass_sources_to_comet(built, wmt):
     options = {"comet": {"model": model}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        words = sorted({w for text in hyps + reference[:6] for w in text.split()})
-
-        class Tokenizer:
-            pad_token_id = 0
-
-            def batch_decode(self, ids, skip_special_tokens=True):
-                return [" ".join(words[i - 1] for i in row if i > 0) for row in ids]
-
-        def ids(texts):
-            rows = [[words.index(w) + 1 for w in text.split()] for text in texts]
-            width = max(map(len, rows))
-            return np.array([row + [-100] * (width - len(row)) for row in rows])
+        Tokenizer, ids = _word_tokenizer(hyps + reference[:6])
 
         decoded = Tokenizer().batch_decode(ids(hyps))
         trainer = make_compute_metrics(Tokenizer(), ["comet"], options, sources=sources[:6])
@@ -723,18 +733,7 @@ def test_reference_only_xcomet_at_every_entry_point(built, wmt, tmp_path, capsys
             compare({"a": hyps, "b": other}, refs, ["comet"],
                     metric_options={"comet": {"model": str(built["models"]["estimator"])}})
 
-        words = sorted({w for text in hyps + refs for w in text.split()})
-
-        class Tokenizer:
-            pad_token_id = 0
-
-            def batch_decode(self, ids, skip_special_tokens=True):
-                return [" ".join(words[i - 1] for i in row if i > 0) for row in ids]
-
-        def ids(texts):
-            rows = [[words.index(w) + 1 for w in text.split()] for text in texts]
-            width = max(map(len, rows))
-            return np.array([row + [-100] * (width - len(row)) for row in rows])
+        Tokenizer, ids = _word_tokenizer(hyps + refs)
 
         trainer = make_compute_metrics(Tokenizer(), ["comet"], {"comet": {"model": model}})
         decoded = Tokenizer().batch_decode(ids(hyps))

@@ -63,12 +63,12 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.lexical.rouge import (
+from nlgmetrics.lexical.rouge_core import (
     DEFAULT_WEIGHT_FACTOR,
     SKIP_PAIR_LIMIT,
     RougeType,
     _check_weight,
-    compute_rouge,
+    compute_rouge_score,
     lcs_length,
     lcs_positions,
     ngram_counter,
@@ -639,7 +639,7 @@ def shared_ratios(
     predictions: list[str], references: list[list[str]], rouge_types: Sequence[RougeType], multi_ref: str
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Unrounded (R, P) per example of ROUGE-N / ROUGE-L types without stop words or limits, from
-    :func:`~nlgmetrics.lexical.rouge.compute_rouge`'s rouge_score flavor (``tokenizer="rouge_score"`` on
+    :func:`~nlgmetrics.lexical.rouge_core.compute_rouge_score` (``tokenizer="rouge_score"`` on
     :func:`shared_texts`; perl's ROUGE-L is its rougeLsum, or rougeL where no text has two lines): the same hits and
     counts, so one implementation (and its speed) serves both flavors. ``multi_ref="average"`` is perl's -f A there;
     perl's -f B (best recall, not best F) scores each reference alone and keeps the first with the highest recall."""
@@ -648,7 +648,7 @@ def shared_ratios(
     names = {t.name: summary if t.kind == "L" else t.name for t in rouge_types}
 
     def ratios(preds: list[str], refs: list) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        out = compute_rouge(
+        out = compute_rouge_score(
             preds, refs, rouge_types=list(names.values()), use_aggregator=False, tokenizer="rouge_score",
             multi_ref="average",
         )  # fmt: skip

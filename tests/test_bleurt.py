@@ -79,15 +79,23 @@ LONG = [("x " * 300, "y " * 10), ("kurz", "z " * 600), ("a b c " * 100, "d e f "
 
 #: BLEURT-20's architecture: RemBERT-32 at input length 512 (google-research/bleurt checkpoints.md), with
 #: google/rembert's published config values (input embeddings of 256 projected to 1152, 18 heads, feed-forward 4608,
-#: 250,300 pieces), as bleurt-pytorch's config.json names them. The distilled D12/D6/D3 configs were not available
-#: offline to copy.
+#: 250,300 pieces), as bleurt-pytorch's config.json names them. BLEURT-20-D12: the values of lucadiliello/BLEURT-20-D12's
+#: config.json (read in a public fine-tune's config that names it as its _name_or_path): embeddings of 128 projected to
+#: 1024, 12 layers of 16 heads, feed-forward 4096, 120,300 pieces. The D6/D3 configs were not found offline (their
+#: parameter counts, 45M and 30M, fit no RemBERT-style shape with hidden size 1024), so they are not guessed here.
+_BLEURT_COMMON = {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "hidden_act": "gelu",
+                  "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512,
+                  "type_vocab_size": 2, "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0,
+                  "num_labels": 1}
 PUBLISHED = {
-    "BLEURT-20": {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "vocab_size": 250300,
-                  "embedding_size": 256, "hidden_size": 1152, "num_hidden_layers": 32, "num_attention_heads": 18,
-                  "intermediate_size": 4608, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
-                  "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
-                  "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0, "num_labels": 1},
+    "BLEURT-20": _BLEURT_COMMON | {"vocab_size": 250300, "embedding_size": 256, "hidden_size": 1152,
+                                   "num_hidden_layers": 32, "num_attention_heads": 18, "intermediate_size": 4608},
+    "BLEURT-20-D12": _BLEURT_COMMON | {"vocab_size": 120300, "embedding_size": 128, "hidden_size": 1024,
+                                       "num_hidden_layers": 12, "num_attention_heads": 16, "intermediate_size": 4096},
 }
+#: per configuration: (projection shape, layers, parameter count); google-research/bleurt's checkpoints.md gives 579M for
+#: the pre-trained BLEURT-20 (our count: its fine-tuned weights) and 167M for D12
+PUBLISHED_SIZES = {"BLEURT-20": ((1152, 256), 32, 575_921_537), "BLEURT-20-D12": ((1024, 128), 12, 167_801_857)}
 
 
 def _pairs(long: bool) -> tuple[list[str], list[str]]:
@@ -381,7 +389,7 @@ def test_published_configuration_loads(name, oracle, tmp_path):
     theirs = {k: tuple(v) for k, v in oracle["published"][name].items()}
     assert theirs.pop("bleurt.embeddings.position_ids") == (1, 512)
     assert expected == theirs
-    assert expected["bleurt.encoder.embedding_projection.weight"] == (1152, 256)
-    assert len(encoder.encoder.layer) == 32 and encoder.embeddings.word_embeddings.weight.is_meta
-    # checkpoints.md gives 579M for the pre-trained model
-    assert sum(int(np.prod(shape)) for shape in expected.values()) == 575_921_537
+    projection, layers, parameters = PUBLISHED_SIZES[name]
+    assert expected["bleurt.encoder.embedding_projection.weight"] == projection
+    assert len(encoder.encoder.layer) == layers and encoder.embeddings.word_embeddings.weight.is_meta
+    assert sum(int(np.prod(shape)) for shape in expected.values()) == parameters

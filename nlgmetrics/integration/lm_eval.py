@@ -38,30 +38,31 @@ target as "any of these is correct", which a corpus score cannot use; join them 
 
 Credentials: lm-eval writes every metric option into its results file (``configs``) and, with ``--log_samples``,
 each sample's metric value, so an option that carries a credential (``api_key``, a ``base_url`` with userinfo or a
-query string; see :mod:`nlgmetrics._secrets`) is refused. Give the key through the environment instead:
-``$OPENAI_API_KEY`` (read by the judge), or ``api_key_env: NAME`` to read it from the variable ``NAME`` when the
-corpus is scored.
+query string) is refused. Give the key through the environment instead: ``$OPENAI_API_KEY`` (read by the judge), or
+``api_key_env: NAME`` to read it from the variable ``NAME`` when the corpus is scored. The rule and the lookup are
+those of every adapter that ships options (:func:`nlgmetrics._secrets.check_shipped_options`,
+:func:`~nlgmetrics._secrets.key_from_environment`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Callable
 
-from nlgmetrics._secrets import holds_credential
+from nlgmetrics._secrets import KEY_ENV_OPTION, KEY_OPTION, check_shipped_options, key_from_environment
 from nlgmetrics.integration.suite import compute_suite, flatten_result
 from nlgmetrics.registry import SPECS, available_metrics, get_spec, metric_name
 
 PREFIX = "nlgm_"
 _SEPARATOR_OPTION = "reference_separator"
 _SOURCE_OPTION = "source_separator"
-_KEY_ENV_OPTION = "api_key_env"
 #: options read by this adapter itself (the rest go to the metric)
-ADAPTER_OPTIONS = (_SEPARATOR_OPTION, _SOURCE_OPTION, _KEY_ENV_OPTION)
+ADAPTER_OPTIONS = (_SEPARATOR_OPTION, _SOURCE_OPTION, KEY_ENV_OPTION)
+_CARRIER = "lm-eval writes every metric option into its results file and logged samples"
+_READER = "the process that scores the corpus (lm_eval)"
 
 _MEMO: OrderedDict[tuple, dict[str, float]] = OrderedDict()
 _MEMO_SIZE = 8
@@ -79,24 +80,18 @@ def lm_eval_names(metrics: list[str] | None = None) -> dict[str, tuple[str, str]
     return names
 
 
-def _options_key(name: str, options: dict[str, Any]) -> str:
+def _options_key(name: str, metric: str, options: dict[str, Any]) -> str:
     """The options as canonical JSON (the per-sample value lm-eval logs); an option carrying a credential is refused,
-    naming the option only, never its value."""
-    secret = sorted(key for key, value in options.items() if holds_credential(key, value))
-    if secret:
-        raise ValueError(
-            f"{name}: the metric option(s) {', '.join(secret)} carry a credential, and lm-eval writes every metric "
-            f"option into its results file and logged samples. Remove it from the task YAML and set $OPENAI_API_KEY "
-            f"(and a base_url without credentials), or give '{_KEY_ENV_OPTION}: NAME' to read the key from the "
-            f"environment variable NAME."
-        )
+    naming the option only, never its value (:func:`nlgmetrics._secrets.check_shipped_options`)."""
+    check_shipped_options(name, options, takes_key=KEY_OPTION in get_spec(metric).option_names(), carrier=_CARRIER,
+                          reader=_READER)
     try:
         return json.dumps(options, sort_keys=True)
     except TypeError as exc:
         raise TypeError(f"nlgmetrics lm-eval metric options must be JSON values (YAML scalars, lists, maps): {exc}")
 
 
-def _make_passthrough(name: str) -> Callable:
+def _make_passthrough(name: str, metric: str) -> Callable:
     def passthrough(items: Any = None, *, references: Any = None, predictions: Any = None, **options: Any) -> tuple:
         if references is None and predictions is None:  # lm-eval's positional fallback: [gold, prediction]
             gold, prediction = items
@@ -107,7 +102,7 @@ def _make_passthrough(name: str) -> Callable:
                 f"{name}: the target must be one string per document, got a list; join several references with "
                 f"the metric option {_SEPARATOR_OPTION} instead."
             )
-        return (str(gold), str(prediction), _options_key(name, options))
+        return (str(gold), str(prediction), _options_key(name, metric, options))
 
     passthrough.__name__ = passthrough.__qualname__ = name
     passthrough.__module__ = __name__
@@ -138,9 +133,7 @@ def score_corpus(metric: str, items: list[tuple[str, str, str]]) -> dict[str, fl
         )
     separator = options.pop(_SEPARATOR_OPTION, None)
     source_separator = options.pop(_SOURCE_OPTION, None)
-    key_env = options.pop(_KEY_ENV_OPTION, None)
-    if key_env is not None:
-        options["api_key"] = _key_from_environment(metric, key_env)
+    options = key_from_environment(metric, options, reader=_READER)
     sources = None
     if source_separator:
         sources, golds = split_sources(metric, golds, source_separator)
@@ -174,19 +167,6 @@ def split_sources(metric: str, golds: Sequence[str], separator: str) -> tuple[li
     return [parts[0] for parts in split], [parts[1] for parts in split]
 
 
-def _key_from_environment(metric: str, variable: Any) -> str:
-    """The credential in the environment variable named by the ``api_key_env`` option."""
-    if "api_key" not in get_spec(metric).option_names():
-        raise ValueError(f"{metric}: {_KEY_ENV_OPTION} is for metrics that take api_key (llm_judge); remove it.")
-    if not isinstance(variable, str) or not variable:
-        raise ValueError(f"{metric}: {_KEY_ENV_OPTION} must name an environment variable, got {variable!r}.")
-    value = os.environ.get(variable)
-    if not value:
-        raise ValueError(f"{metric}: {_KEY_ENV_OPTION}: {variable} but ${variable} is not set (or empty) in the "
-                         f"environment of the process that scores the corpus; export it before running lm_eval.")
-    return value
-
-
 def _make_aggregation(name: str, metric: str, key: str) -> Callable:
     def aggregation(items: list) -> float:
         flat = score_corpus(metric, [tuple(item) for item in items])
@@ -212,7 +192,7 @@ def register(metrics: list[str] | None = None) -> list[str]:
     for name, (metric, key) in lm_eval_names(metrics if metrics is not None else available_metrics()).items():
         passthrough = globals().get(name)
         if passthrough is None:
-            passthrough = globals()[name] = _make_passthrough(name)
+            passthrough = globals()[name] = _make_passthrough(name, metric)
         for table in (registry.metric_registry, registry.aggregation_registry):
             if name in table:
                 existing = table.get(name)

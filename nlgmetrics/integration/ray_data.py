@@ -33,6 +33,14 @@ metrics only.
 
 Row order is not kept unless ``ray.data.DataContext.get_current().execution_options.preserve_order = True``; keep
 an id column to join the scores back on.
+
+Credentials: the options travel to the actors inside Ray's task specs and object store (spilled to disk under
+memory pressure, visible to any process of the cluster), so an option that carries a credential (``api_key``, a
+``base_url`` with userinfo or a query string) is refused before any Ray work, as in the lm-eval adapter
+(:func:`nlgmetrics._secrets.check_shipped_options`). Give the judge its key through the workers' environment instead:
+``$OPENAI_API_KEY``, or ``metric_options={"llm_judge": {"api_key_env": "NAME"}}`` to read ``$NAME`` in each actor.
+The variable must be set where the workers start (exported on every node before ``ray start``; for a local
+``ray.init()``, in the driver's environment before it); not through ``runtime_env``, which Ray also stores.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nlgmetrics._secrets import KEY_OPTION, check_shipped_options, key_from_environment
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.integration.suite import check_metrics, metric_options_for
 from nlgmetrics.registry import EMBEDDING, LEARNED, SOURCES_NONE, get_spec, metrics_of_kind
@@ -55,6 +64,9 @@ if TYPE_CHECKING:  # ray is an optional extra
 
 EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
 MODEL_METRICS = EMBEDDING_METRICS + metrics_of_kind(LEARNED)  # these run an encoder: GPU actors where there are GPUs
+_CARRIER = ("Ray ships actor arguments in its task specs and object store (spilled to disk under memory pressure, "
+            "readable by the cluster's processes)")
+_READER = "each Ray worker (export it on every node before `ray start`, or before a local ray.init())"
 
 
 def columns(metric: str, result: Mapping[str, Any] | None = None) -> dict[str, str]:
@@ -135,7 +147,10 @@ def _check_columns(prediction_column: str, reference_columns: str | Sequence[str
 
 
 def _check_metric_options(metric: str, options: Mapping[str, Any]) -> None:
+    """Refuse what cannot run per batch, and a credential in the options (they travel to the actors)."""
     spec = get_spec(metric)
+    check_shipped_options(metric, options, takes_key=KEY_OPTION in spec.option_names(), carrier=_CARRIER,
+                          reader=_READER)
     if not spec.per_example and not spec.per_example_lists:
         raise ValueError(f"{metric} has no per-example score (it is a corpus statistic): collect the columns and call "
                          f"nlgmetrics.registry.get_metric({metric!r}) once.")
@@ -195,7 +210,9 @@ class MetricScorer:
         source_column: the column of source texts, for metrics that read sources (COMET).
         metric_options / shared_options: as :func:`nlgmetrics.integration.suite.compute_suite`. ``idf=True`` is
             refused for the embedding metrics (it is corpus-level): pass a :class:`CorpusIdf` from
-            :func:`corpus_idf`, or ``idf=False``, or use :func:`score_dataset`.
+            :func:`corpus_idf`, or ``idf=False``, or use :func:`score_dataset`. A credential (``api_key``, a
+            ``base_url`` with userinfo or a query string) is refused: ``api_key_env: NAME`` reads ``$NAME`` here, in
+            the actor (see the module's "Credentials").
         num_threads: torch and MoverScore's exact-solver threads in this actor; None keeps their defaults.
     The encoder runs on CUDA when the actor has a GPU (``num_gpus=1``), else on CPU, unless ``device`` is given.
     """
@@ -215,12 +232,13 @@ class MetricScorer:
         self.source_column = source_column
         self.metrics = check_metrics(metrics)
         self.options = metric_options_for(self.metrics, metric_options, shared_options)
+        for name in self.metrics:
+            _check_metric_options(name, self.options[name])
         for name in self.metrics:  # sources where needed, references where needed: refused now, not per batch
             spec = get_spec(name)
             spec.input_arguments("" if source_column and spec.sources != SOURCES_NONE else None,
                                  bool(self.reference_columns), self.options[name])
         for name in self.metrics:
-            _check_metric_options(name, self.options[name])
             if _needs_corpus_idf(name, self.options[name]):
                 raise ValueError(
                     f"{name}: idf=True{' (its default)' if name == 'moverscore' else ''} is computed over the whole "
@@ -235,6 +253,9 @@ class MetricScorer:
                 self.options["moverscore"].setdefault("num_threads", int(num_threads))
         self._scorers = {name: _make_scorer(name, self.options[name]) for name in self.metrics
                          if name in EMBEDDING_METRICS}
+        # api_key_env: the key is read here, in the actor, from the worker's environment
+        self.options = {name: key_from_environment(name, options, reader=_READER)
+                        for name, options in self.options.items()}
         if "llm_judge" in self.options:  # the actor owns the judge: its local model or its client, built once
             from nlgmetrics.judge.core import with_backend
 
@@ -347,7 +368,6 @@ def corpus_idfs(
     import ray
 
     prediction_column, reference_columns = _check_columns(prediction_column, reference_columns)
-    _check_dataset_columns(ds, prediction_column, reference_columns)
     names = [name for name in check_metrics(metrics) if name in EMBEDDING_METRICS]
     if not names:
         raise ValueError(f"corpus idf is for the embedding metrics {EMBEDDING_METRICS}, got {metrics!r}.")
@@ -355,6 +375,7 @@ def corpus_idfs(
     options = metric_options_for(names, given, shared_options)
     for name in names:
         _check_metric_options(name, options[name])
+    _check_dataset_columns(ds, prediction_column, reference_columns)
     counted = ds.map_batches(
         _IdfCounter, fn_constructor_args=(options, prediction_column, reference_columns), batch_size=batch_size,
         batch_format="numpy", compute=_pool(concurrency, num_cpus, ray.cluster_resources().get("CPU", 1)),
@@ -425,14 +446,14 @@ def score_dataset(
     import ray
 
     prediction_column, reference_columns = _check_columns(prediction_column, reference_columns)
-    _check_dataset_columns(ds, prediction_column, (*reference_columns, *([source_column] if source_column else [])))
     names = check_metrics(metrics)
     options = metric_options_for(names, metric_options, shared_options)
-    for name in names:
+    for name in names:  # a credential in the options: refused before any Ray call
         _check_metric_options(name, options[name])
         spec = get_spec(name)
         spec.input_arguments("" if source_column and spec.sources != SOURCES_NONE else None, bool(reference_columns),
                              options[name])
+    _check_dataset_columns(ds, prediction_column, (*reference_columns, *([source_column] if source_column else [])))
     resources = ray.cluster_resources()
     if num_gpus is None:
         num_gpus = 1 if resources.get("GPU", 0) > 0 and any(m in MODEL_METRICS for m in names) else 0

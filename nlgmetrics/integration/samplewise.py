@@ -22,13 +22,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from nlgmetrics._secrets import KEY_ENV_OPTION, KEY_OPTION, check_shipped_options, key_from_environment
 from nlgmetrics.integration.suite import flatten_result
 from nlgmetrics.registry import LEARNED, SOURCES_NONE, get_spec, score
 
-#: options a framework adapter refuses besides the spec's ``refused_per_example``: they would be written into the
-#: framework's logs (Inspect logs scorer arguments, lighteval its task config).
-SECRET_OPTIONS = {"api_key": "set the OPENAI_API_KEY environment variable instead: the framework writes scorer "
-                             "options into its logs"}
+_CARRIER = "the framework writes scorer options into its logs (Inspect its eval log, lighteval its task config)"
+_READER = "the process that runs the evaluation"
 
 
 @dataclass(frozen=True)
@@ -49,11 +48,16 @@ class SampleText:
 
 def check_options(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` of ``metric`` with aliases resolved (unknown names raise), refusing those that have no per-sample
-    meaning (the spec's ``refused_per_example``) or that hold secrets, and values that are not JSON (frameworks
-    write the options into their logs, and the corpus is recomputed from them)."""
+    meaning (the spec's ``refused_per_example``) or that carry a credential (the rule of every adapter that ships
+    options, :func:`nlgmetrics._secrets.check_shipped_options`: ``api_key_env: NAME`` instead, read when scoring),
+    and values that are not JSON (frameworks write the options into their logs, and the corpus is recomputed from
+    them)."""
     spec = get_spec(metric)
-    options = spec.canonical_options(options)
-    for name, why in {**spec.refused_per_example, **SECRET_OPTIONS}.items():
+    check_shipped_options(metric, options, takes_key=KEY_OPTION in spec.option_names(), carrier=_CARRIER,
+                          reader=_READER)
+    key_env = {KEY_ENV_OPTION: options[KEY_ENV_OPTION]} if KEY_ENV_OPTION in options else {}
+    options = spec.canonical_options({k: v for k, v in options.items() if k != KEY_ENV_OPTION}) | key_env
+    for name, why in spec.refused_per_example.items():
         if name in options:
             raise ValueError(f"{metric}: option {name!r} is not available in a framework scorer: {why}.")
     try:
@@ -62,6 +66,11 @@ def check_options(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
         raise TypeError(f"{metric}: scorer options must be JSON values (strings, numbers, lists, maps), because the "
                         f"framework logs them: {exc}. Name a tokenizer instead of passing a function.") from None
     return options
+
+
+def _run_options(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options the metric is called with here: ``api_key_env`` read from this process's environment."""
+    return key_from_environment(metric, options, reader=_READER)
 
 
 def recomputes_corpus(metric: str) -> bool:
@@ -111,7 +120,8 @@ def _inputs(metric: str, samples: Sequence[SampleText]) -> tuple[list[str], list
 def score_sample(metric: str, options: Mapping[str, Any], sample: SampleText) -> tuple[dict[str, float], dict]:
     """(headline scores of ``sample`` alone, the full result) for checked ``options``."""
     predictions, references, sources = _inputs(metric, [sample])
-    result = score(metric, predictions, references, sources=sources, **sample_options(metric, options))
+    options = _run_options(metric, sample_options(metric, options))
+    result = score(metric, predictions, references, sources=sources, **options)
     return headline(metric, result), result
 
 
@@ -121,7 +131,7 @@ def score_batch(metric: str, options: Mapping[str, Any], samples: Sequence[Sampl
     if recomputes_corpus(metric):
         return [score_sample(metric, options, sample)[0] for sample in samples]
     predictions, references, sources = _inputs(metric, samples)
-    result = score(metric, predictions, references, sources=sources, **options)
+    result = score(metric, predictions, references, sources=sources, **_run_options(metric, options))
     (key,) = get_spec(metric).per_example  # learned metrics: one score per segment, under one key
     (name,) = get_spec(metric).headline
     values = result[key]
@@ -143,7 +153,8 @@ def corpus_headline(metric: str, options: Mapping[str, Any], samples: Sequence[S
         raise ValueError(f"{metric}: no samples to score.")
     if recomputes_corpus(metric):
         predictions, references, sources = _inputs(metric, samples)
-        return headline(metric, score(metric, predictions, references, sources=sources, **options))
+        return headline(metric, score(metric, predictions, references, sources=sources,
+                                      **_run_options(metric, options)))
     if values is None:
         raise ValueError(f"{metric}: the corpus score is the mean of the per-sample values; pass them.")
     out = {}

@@ -1,5 +1,6 @@
 """Offline by construction: hub variables set and caches in a temp folder before anything imports transformers,
-torch limited to 2 threads, and any socket connection beyond this machine refused."""
+torch limited to 2 threads (1 per worker when pytest-xdist runs several: the cores are shared, and OpenMP threads
+that outnumber them spin), and any socket connection beyond this machine refused."""
 
 from __future__ import annotations
 
@@ -26,12 +27,17 @@ os.environ.update(
     }
 )
 
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+_THREADS = 1 if _WORKERS > 1 else 2
+if _WORKERS > 1:  # subprocesses the tests start inherit it (before torch loads OpenMP here)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import pytest  # noqa: E402
 
 try:
     import torch  # noqa: E402
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(_THREADS)
 except ImportError:  # the lexical metrics do not need torch
     pass
 

@@ -112,7 +112,9 @@ def run_oracle(script: str, *args: str, requirements: tuple[str, ...] = COMET_OR
     the JSON on its last stdout line."""
     python = oracle_python(requirements)
     environment = bytecode_env({k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
-    environment.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "2",
+    # one thread: the oracles run tiny models, where a second thread only spins (the COMET oracle: 27 CPU s with
+    # two threads, 15 with one, the same scores to the last bit)
+    environment.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1",
                         "TOKENIZERS_PARALLELISM": "false", **(env or {})})
     done = subprocess.run([str(python), "-c", script, *args], env=environment, capture_output=True, text=True,
                           timeout=timeout, check=False)

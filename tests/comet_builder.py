@@ -125,7 +125,7 @@ warnings.filterwarnings("ignore")
 import logging
 logging.disable(logging.WARNING)
 import torch
-torch.set_num_threads(int(os.environ.get("ORACLE_THREADS", "2")))
+torch.set_num_threads(int(os.environ.get("ORACLE_THREADS", "1")))
 from comet.models import load_from_checkpoint, str2model
 
 job = json.load(open(sys.argv[1]))

@@ -12,7 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.oracle_venv import oracle_python
+from tests.oracle_venv import bytecode_env, oracle_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +38,7 @@ def run_in_frameworks(script: str, *args: str, env: dict[str, str] | None = None
     """Run ``script`` in the frameworks venv with this checkout on ``PYTHONPATH``, offline; the JSON on its last
     stdout line."""
     python = frameworks_python()
-    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_CONSTRAINT")}
+    environment = bytecode_env({k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_CONSTRAINT")})
     environment.update({
         "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
         "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1", "INSPECT_DISPLAY": "none",

@@ -23,7 +23,7 @@ from nlgmetrics.learned.bleurt import BleurtScorer, compute_bleurt, truncate_pai
 ORACLE = r"""
 import json, sys
 import torch
-torch.set_num_threads(2)
+torch.set_num_threads(1)
 from bleurt_pytorch import BleurtConfig, BleurtForSequenceClassification, BleurtTokenizer
 from bleurt_pytorch.bleurt.tokenization_bleurt_fast import BleurtTokenizerFast
 out = {}

@@ -1,18 +1,21 @@
 """evaluate's own distributed mode (num_process, process_id) gives the one-process result.
 
 Two processes each add half of the pairs; process 0 gathers both halves and computes, process 1 returns None. The
-lexical metrics run in forked processes. The modules that load torch run in spawned ones (a fork after torch has
-started its threads can hang), kept in one two-worker pool for the whole file so that each worker starts once.
+lexical metrics run in forked processes. The modules that load torch run in forks of a forkserver (a fork of the test
+process after torch has started its threads can hang; the server is single-threaded and preloads torch and evaluate
+once, tests/gloo_ranks.py), kept in one two-worker pool for the whole file so that each worker starts once.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import sys
 import uuid
 from pathlib import Path
 
 import pytest
+from gloo_ranks import forkserver_context
 
 from nlgmetrics.registry import EMBEDDING, LEXICAL, SPECS, self_contained_metrics
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path
@@ -51,8 +54,11 @@ def _fork_worker(queue, name, process_id, num_process, experiment_id, prediction
 
 
 def _one_torch_thread() -> None:
-    """Spawned workers start without torch: one intra-op thread once it is imported (2 shared cores)."""
+    """One intra-op thread in each pool worker (2 shared cores): torch is already imported there when the
+    forkserver preloaded it."""
     os.environ["OMP_NUM_THREADS"] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 def _assert_same(got, want, where: str = "result") -> None:
@@ -78,7 +84,7 @@ def _halves(predictions, references):
 
 @pytest.fixture(scope="module")
 def spawn_pool():
-    with mp.get_context("spawn").Pool(2, initializer=_one_torch_thread) as pool:
+    with forkserver_context().Pool(2, initializer=_one_torch_thread) as pool:
         yield pool
 
 

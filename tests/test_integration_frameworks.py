@@ -85,48 +85,48 @@ def check_against_core(metric: str, options: dict, samples: list[SampleText], pe
         assert reported[key] == pytest.approx(want[key], rel=tolerance, abs=tolerance), (metric, key)
 
 
-INSPECT_SCRIPT = r"""
-import json, sys
-import torch; torch.set_num_threads(1)
-from inspect_ai import Task, eval
-from inspect_ai.model import ModelOutput, get_model
-sys.path.insert(0, "integration/inspect")
-from nlgmetrics_mt import nlgmetrics_mt
-import nlgmetrics.integration.inspect as scorers
-import nlgmetrics.learned.bleurt as bleurt_module
+#: One process runs both frameworks (they share the venv): Inspect's eval, then lighteval's Pipeline. Each part reads
+#: its own arguments from the JSON in argv[1] and returns what its test checks.
+INSPECT_PART = r"""
+def run_inspect(bleurt, judge, cache, logs, n):
+    from inspect_ai import Task, eval
+    from inspect_ai.model import get_model
+    sys.path.insert(0, "integration/inspect")
+    from nlgmetrics_mt import nlgmetrics_mt
+    import nlgmetrics.integration.inspect as scorers
+    import nlgmetrics.learned.bleurt as bleurt_module
 
-bleurt, judge, cache, logs, n = sys.argv[1:6]
-loads = []
-original = bleurt_module.BleurtScorer.__init__
-def counting(self, *args, **kwargs):
-    loads.append(1)
-    original(self, *args, **kwargs)
-bleurt_module.BleurtScorer.__init__ = counting
+    loads = []
+    original = bleurt_module.BleurtScorer.__init__
+    def counting(self, *args, **kwargs):
+        loads.append(1)
+        original(self, *args, **kwargs)
+    bleurt_module.BleurtScorer.__init__ = counting
 
-# the replay solver answers each prompt with WMT17 C-3MA's translation (mockllm's generate() would have Inspect
-# fetch tiktoken's o200k_base to count tokens, which cannot work offline)
-task = nlgmetrics_mt(system="c3ma", limit=int(n))
-model = get_model("mockllm/model")
-OPTIONS = {"bleu": {}, "sacrebleu": {}, "google_bleu": {}, "nist_mt": {}, "chrf": {"word_order": 2}, "ter": {},
-           "rouge": {"use_stemmer": True}, "meteor": {},
-           "bertscore": {"model_type": "sentence-transformers/all-MiniLM-L6-v2"},
-           "moverscore": {"model_type": "sentence-transformers/all-MiniLM-L6-v2"},
-           "bleurt": {"checkpoint": bleurt},
-           "llm_judge": {"model": judge, "backend": "transformers", "cache": cache}}
-task = Task(dataset=task.dataset, solver=task.solver, scorer=[getattr(scorers, m)(**o) for m, o in OPTIONS.items()])
-log = eval(task, model=model, log_dir=logs, display="none")[0]
-assert log.status == "success", log.error
-samples = [{"prediction": s.output.completion, "target": s.target, "input": s.input,
-            "values": {name: score.value for name, score in s.scores.items()},
-            "metadata": {name: score.metadata for name, score in s.scores.items()}} for s in log.samples]
-results = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
-print(json.dumps({"samples": samples, "results": results, "options": OPTIONS, "bleurt_loads": len(loads)}))
+    # the replay solver answers each prompt with WMT17 C-3MA's translation (mockllm's generate() would have Inspect
+    # fetch tiktoken's o200k_base to count tokens, which cannot work offline)
+    task = nlgmetrics_mt(system="c3ma", limit=int(n))
+    model = get_model("mockllm/model")
+    OPTIONS = {"bleu": {}, "sacrebleu": {}, "google_bleu": {}, "nist_mt": {}, "chrf": {"word_order": 2}, "ter": {},
+               "rouge": {"use_stemmer": True}, "meteor": {},
+               "bertscore": {"model_type": "sentence-transformers/all-MiniLM-L6-v2"},
+               "moverscore": {"model_type": "sentence-transformers/all-MiniLM-L6-v2"},
+               "bleurt": {"checkpoint": bleurt},
+               "llm_judge": {"model": judge, "backend": "transformers", "cache": cache}}
+    task = Task(dataset=task.dataset, solver=task.solver,
+                scorer=[getattr(scorers, m)(**o) for m, o in OPTIONS.items()])
+    log = eval(task, model=model, log_dir=logs, display="none")[0]
+    assert log.status == "success", log.error
+    bleurt_module.BleurtScorer.__init__ = original
+    samples = [{"prediction": s.output.completion, "target": s.target, "input": s.input,
+                "values": {name: score.value for name, score in s.scores.items()},
+                "metadata": {name: score.metadata for name, score in s.scores.items()}} for s in log.samples]
+    results = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
+    return {"samples": samples, "results": results, "options": OPTIONS, "bleurt_loads": len(loads)}
 """
 
-
-def test_inspect_eval_scores_equal_the_core(assets):
-    out = run_in_frameworks(INSPECT_SCRIPT, assets["bleurt"], assets["judge"], str(assets["root"] / "judge.sqlite"),
-                            str(assets["root"] / "inspect-logs"), str(N), timeout=900)
+def test_inspect_eval_scores_equal_the_core(assets, runs):
+    out = runs["inspect"]
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()][:N]
     samples = out["samples"]
     assert [s["prediction"] for s in samples] == [r["c3ma"] for r in rows]  # the replayed outputs were scored
@@ -147,40 +147,59 @@ def test_inspect_eval_scores_equal_the_core(assets):
     assert sacre.startswith("nrefs:1|case:mixed|eff:no|tok:13a")
 
 
-LIGHTEVAL_SCRIPT = r"""
+LIGHTEVAL_PART = r"""
+def run_lighteval(model, out, n, env):
+    import os
+    os.environ.update(env)  # the custom task file reads its BLEURT checkpoint and judge from these at import
+    from lighteval.logging.evaluation_tracker import EvaluationTracker
+    from lighteval.models.transformers.transformers_model import TransformersModelConfig
+    from lighteval.pipeline import ParallelismManager, Pipeline, PipelineParameters
+    from lighteval.tasks.registry import Registry
+
+    # lighteval 0.13 imports every built-in task to build its registry; two need the network at import
+    # (tinyBenchmarks' download, mt_bench's hub lookup, which also fails with huggingface-hub >= 1): load the custom
+    # tasks only
+    Registry._load_from_files = staticmethod(lambda files, prefix: {})
+    Registry._load_from_subdirs = staticmethod(lambda subdirs: {})
+
+    pipeline = Pipeline(
+        tasks="nlgmetrics_mt|0",
+        pipeline_parameters=PipelineParameters(launcher_type=ParallelismManager.ACCELERATE, max_samples=int(n),
+                                               custom_tasks_directory="integration/lighteval/nlgmetrics_tasks.py"),
+        evaluation_tracker=EvaluationTracker(output_dir=out, save_details=False),
+        model_config=TransformersModelConfig(model_name=model, batch_size=16))
+    pipeline.evaluate()
+    results = pipeline.get_results()["results"]["nlgmetrics_mt:0"]
+    details = [{"prediction": d.model_response.final_text[0], "golds": d.doc.get_golds(),
+                "source": d.doc.specific["source"], "metric": d.metric}
+               for d in pipeline.get_details()["nlgmetrics_mt|0"]]
+    return {"results": results, "details": details}
+"""
+
+FRAMEWORKS_SCRIPT = r"""
 import json, sys
 import torch; torch.set_num_threads(1)
-from lighteval.logging.evaluation_tracker import EvaluationTracker
-from lighteval.models.transformers.transformers_model import TransformersModelConfig
-from lighteval.pipeline import ParallelismManager, Pipeline, PipelineParameters
-from lighteval.tasks.registry import Registry
-
-# lighteval 0.13 imports every built-in task to build its registry; two need the network at import (tinyBenchmarks'
-# download, mt_bench's hub lookup, which also fails with huggingface-hub >= 1): load the custom tasks only
-Registry._load_from_files = staticmethod(lambda files, prefix: {})
-Registry._load_from_subdirs = staticmethod(lambda subdirs: {})
-
-model, out, n = sys.argv[1:4]
-pipeline = Pipeline(
-    tasks="nlgmetrics_mt|0",
-    pipeline_parameters=PipelineParameters(launcher_type=ParallelismManager.ACCELERATE, max_samples=int(n),
-                                           custom_tasks_directory="integration/lighteval/nlgmetrics_tasks.py"),
-    evaluation_tracker=EvaluationTracker(output_dir=out, save_details=False),
-    model_config=TransformersModelConfig(model_name=model, batch_size=16))
-pipeline.evaluate()
-results = pipeline.get_results()["results"]["nlgmetrics_mt:0"]
-details = [{"prediction": d.model_response.final_text[0], "golds": d.doc.get_golds(),
-            "source": d.doc.specific["source"], "metric": d.metric}
-           for d in pipeline.get_details()["nlgmetrics_mt|0"]]
-print(json.dumps({"results": results, "details": details}, default=str))
+""" + INSPECT_PART + LIGHTEVAL_PART + r"""
+args = json.loads(sys.argv[1])
+print(json.dumps({"inspect": run_inspect(**args["inspect"]), "lighteval": run_lighteval(**args["lighteval"])},
+                 default=str))
 """
 
 
-def test_lighteval_custom_task_scores_equal_the_core(assets):
-    env = {"NLGMETRICS_BLEURT": assets["bleurt"], "NLGMETRICS_JUDGE": assets["judge"],
-           "NLGMETRICS_JUDGE_CACHE": str(assets["root"] / "judge-lighteval.sqlite")}
-    out = run_in_frameworks(LIGHTEVAL_SCRIPT, assets["generator"], str(assets["root"] / "lighteval"), str(N),
-                            env=env, timeout=900)
+@pytest.fixture(scope="module")
+def runs(assets):
+    """Both frameworks' outputs, from one process in the frameworks venv."""
+    root = assets["root"]
+    args = {"inspect": {"bleurt": assets["bleurt"], "judge": assets["judge"], "cache": str(root / "judge.sqlite"),
+                        "logs": str(root / "inspect-logs"), "n": N},
+            "lighteval": {"model": assets["generator"], "out": str(root / "lighteval"), "n": N,
+                          "env": {"NLGMETRICS_BLEURT": assets["bleurt"], "NLGMETRICS_JUDGE": assets["judge"],
+                                  "NLGMETRICS_JUDGE_CACHE": str(root / "judge-lighteval.sqlite")}}}
+    return run_in_frameworks(FRAMEWORKS_SCRIPT, json.dumps(args), timeout=900)
+
+
+def test_lighteval_custom_task_scores_equal_the_core(assets, runs):
+    out = runs["lighteval"]
     details, results = out["details"], out["results"]
     assert len(details) == N and any(d["prediction"].strip() for d in details)
     samples = [SampleText(d["prediction"], d["golds"][0], d["source"]) for d in details]

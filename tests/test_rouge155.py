@@ -425,21 +425,23 @@ def test_long_text_skip_bigrams_in_linear_memory(monkeypatch):
 
 def test_long_text_weighted_lcs_in_sublinear_table_memory():
     """Issue 29.7: the perl flavor's ROUGE-W kept the whole weighted-LCS table for its trace back (a 20,000-word
-    pair: 2.6 GB). Checkpoint rows and one recomputed block at a time give the same marks."""
+    pair: 2.6 GB). Checkpoint rows and one recomputed block at a time give the same marks. 1,000 words: tracemalloc
+    slows the pure-Python rows ~13x (1,500 words took 16 CPU s here); the whole table is still 2.6x the bound."""
     import random
     import tracemalloc
 
     from nlgmetrics.lexical import rouge155 as flavor
 
     rng = random.Random(5)
-    model = [f"w{rng.randrange(200)}" for _ in range(1500)]
+    model = [f"w{rng.randrange(200)}" for _ in range(1000)]
     peer = [w if rng.random() < 0.6 else f"w{rng.randrange(200)}" for w in model]
     f = [k**1.2 for k in range(len(model) + 2)]
     tracemalloc.start()
     marks = flavor._wlcs_marks(model, peer, f)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB"  # the full table: 17.6 MiB here, quadratic
+    # the full table: 7.8 MiB here (17.6 at 1,500 words), quadratic; measured 0.84 MiB (1.49 at 1,500 words)
+    assert peak < 3 * 2**20, f"peak {peak / 2**20:.1f} MiB"
     # the reference: the same trace back over the whole table
     rows, c, k = [[0.0] * (len(peer) + 1)], [0.0] * (len(peer) + 1), [0] * (len(peer) + 1)
     for x in model:

@@ -87,7 +87,7 @@ def fresh_venv(path: Path) -> Path:
 def run(command: list[str], cwd: Path, extra_env: dict | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-                "HF_EVALUATE_OFFLINE": "1", "OMP_NUM_THREADS": "2", **(extra_env or {})})
+                "HF_EVALUATE_OFFLINE": "1", "OMP_NUM_THREADS": "1", **(extra_env or {})})
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     return done

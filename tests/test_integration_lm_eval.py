@@ -5,6 +5,7 @@ nlgmetrics_demo` offline."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import math
 import os
@@ -110,43 +111,97 @@ def test_shared_scores_are_computed_once_and_options_apply(monkeypatch):
         nlgm.nlgm_rouge1(references=[["a", "b"]], predictions=["a"])
 
 
-def demo_include_path(tmp_path: Path) -> tuple[Path, list[str]]:
-    """integration/lm_eval as is, or a copy without the entries of metrics this installation lacks."""
-    folder = REPO / "integration" / "lm_eval"
+#: the judge task of the combined run: its key comes from $MY_JUDGE_KEY (api_key_env), never from the YAML
+JUDGE_KEY = "sk-LMEVAL-ENV-KEY-6160"
+JUDGE_TASK = """task: judge_env
+custom_dataset: !function utils.load_demo
+test_split: test
+output_type: generate_until
+doc_to_text: "Document: {{{{document}}}}\\nSummary:"
+doc_to_target: "{{{{summary}}}}"
+generation_kwargs:
+  until: ["\\n"]
+  max_gen_toks: 8
+metric_list:
+  - metric: !function nlgmetrics.integration.lm_eval.nlgm_llm_judge
+    aggregation: nlgm_llm_judge
+    higher_is_better: true
+    backend: openai
+    model: m
+    base_url: {base_url}
+    template: "{{reference}} {{prediction}} {{low}} {{high}}"
+    cache: {cache}
+    api_key_env: MY_JUDGE_KEY
+metadata:
+  version: 1.0
+"""
+
+
+def demo_include_path(folder: Path) -> list[str]:
+    """integration/lm_eval copied into ``folder``, its demo task without the entries of metrics this installation
+    lacks; the nlgm_* names the demo task scores."""
     names = nlgm.lm_eval_names(usable(self_contained_metrics()))
+    shutil.copytree(REPO / "integration" / "lm_eval", folder, ignore=shutil.ignore_patterns("examples", "__pycache__"))
     yaml_text = (folder / "nlgmetrics_demo.yaml").read_text(encoding="utf-8")
     entries = yaml_text.split("  - metric: ")
     kept = [e for e in entries[1:] if e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] in names]
-    if len(kept) == len(entries) - 1:
-        return folder, [e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] for e in kept]
-    copy = tmp_path / "lm_eval_tasks"
-    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("examples", "__pycache__"))
-    last = kept[-1].split("metadata:")
-    kept[-1] = last[0]
-    (copy / "nlgmetrics_demo.yaml").write_text(
-        entries[0] + "".join("  - metric: " + e for e in kept) + "metadata:" + yaml_text.split("metadata:")[1],
-        encoding="utf-8",
-    )
-    return copy, [e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] for e in kept]
+    if len(kept) < len(entries) - 1:
+        last = kept[-1].split("metadata:")
+        kept[-1] = last[0]
+        (folder / "nlgmetrics_demo.yaml").write_text(
+            entries[0] + "".join("  - metric: " + e for e in kept) + "metadata:" + yaml_text.split("metadata:")[1],
+            encoding="utf-8",
+        )
+    return [e.split("nlgmetrics.integration.lm_eval.")[1].split()[0] for e in kept]
+
+
+@pytest.fixture(scope="module")
+def lm_eval_run(tmp_path_factory) -> dict:
+    """ONE real `lm_eval run --model dummy --log_samples` (a fresh process, offline) of the shipped demo task and,
+    where the judge is available, a judge task whose key is given by api_key_env and served by a loopback server:
+    the process, its output folder, the demo's metric names, the judge server's requests."""
+    tmp = tmp_path_factory.mktemp("lm_eval_run")
+    include = tmp / "tasks"
+    names = demo_include_path(include)
+    assert names, "no nlgmetrics metric available for the demo task"
+    tasks = ["nlgmetrics_demo"]
+    server = None
+    if "llm_judge" in available_metrics() and importlib.util.find_spec("openai") is not None:
+        from judge_servers import CannedServer, completion
+
+        server = CannedServer(lambda body: (200, completion("4", logprob=-0.2), "application/json"))
+        (tmp / "cache").mkdir()
+        (include / "judge_env.yaml").write_text(
+            JUDGE_TASK.format(base_url=server.base_url, cache=tmp / "cache" / "judge.sqlite"), encoding="utf-8")
+        tasks.append("judge_env")
+    lm_eval = Path(sys.executable).with_name("lm_eval")
+    command = [str(lm_eval)] if lm_eval.exists() else [sys.executable, "-m", "lm_eval"]
+    env = {**{k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}, "HF_HUB_OFFLINE": "1",
+           "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1", "MY_JUDGE_KEY": JUDGE_KEY}
+    try:
+        run = subprocess.run(
+            command + ["run", "--model", "dummy", "--include_path", str(include), "--tasks", ",".join(tasks),
+                       "--log_samples", "--output_path", str(tmp / "out")],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+        )
+    finally:
+        if server is not None:
+            server.stop()
+    return {"run": run, "tmp": tmp, "names": names, "tasks": tasks,
+            "requests": server.requests if server is not None else None}
+
+
+def lm_eval_results(lm_eval_run: dict) -> dict:
+    run = lm_eval_run["run"]
+    assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+    [results_file] = list((lm_eval_run["tmp"] / "out").rglob("results_*.json"))
+    return json.loads(results_file.read_text())["results"]
 
 
 @pytest.mark.slow
-def test_lm_eval_cli_runs_the_demo_task_offline(tmp_path):
-    include, names = demo_include_path(tmp_path)
-    assert names, "no nlgmetrics metric available for the demo task"
-    lm_eval = Path(sys.executable).with_name("lm_eval")
-    command = [str(lm_eval)] if lm_eval.exists() else [sys.executable, "-m", "lm_eval"]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "OMP_NUM_THREADS": "1"}
-    run = subprocess.run(
-        command + ["run", "--model", "dummy", "--include_path", str(include), "--tasks", "nlgmetrics_demo",
-                   "--output_path", str(tmp_path / "out")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
-    [results_file] = list((tmp_path / "out").rglob("results_*.json"))
-    results = json.loads(results_file.read_text())["results"]["nlgmetrics_demo"]
-    for name in names:
+def test_lm_eval_cli_runs_the_demo_task_offline(lm_eval_run):
+    results = lm_eval_results(lm_eval_run)["nlgmetrics_demo"]
+    for name in lm_eval_run["names"]:
         assert f"{name},none" in results, name
         metric, key = nlgm.lm_eval_names()[name]
         options = {"use_stemmer": True} if metric == "rouge" else {}
@@ -155,6 +210,27 @@ def test_lm_eval_cli_runs_the_demo_task_offline(tmp_path):
         # the dummy model answers "lol"; lm-eval's table must equal the core on the whole corpus
         expected = flatten_result(metric, compute_suite(["lol"] * len(GOLDS), GOLDS, [metric], {metric: options})[metric])
         assert math.isclose(results[f"{name},none"], expected[key], abs_tol=1e-6), name
+
+
+@pytest.mark.slow
+def test_lm_eval_run_with_log_samples_leaks_no_key(lm_eval_run):
+    """The judge task of the same `lm_eval run --log_samples`, judging through a loopback server: the key given by
+    api_key_env ($MY_JUDGE_KEY; $OPENAI_API_KEY unset) reaches the server as Bearer and no output file, judge cache,
+    log or stream. A key written into the task YAML is refused through lm-eval's own call:
+    tests/test_secrets_policy.py::test_lm_eval_task_yaml_key_is_refused_through_lm_evals_call."""
+    if "judge_env" not in lm_eval_run["tasks"]:
+        pytest.skip("needs llm_judge and openai")
+    results = lm_eval_results(lm_eval_run)
+    assert results["judge_env"]["nlgm_llm_judge,none"] == pytest.approx(4.0)
+    out, run = lm_eval_run["tmp"] / "out", lm_eval_run["run"]
+    assert list(out.rglob("samples_judge_env_*.jsonl"))
+    assert len(lm_eval_run["requests"]) == len(GOLDS)
+    assert {h.get("authorization") for _, h, _ in lm_eval_run["requests"]} == {f"Bearer {JUDGE_KEY}"}
+    files = [path for folder in (out, lm_eval_run["tmp"] / "cache") for path in folder.rglob("*") if path.is_file()]
+    assert len(files) >= 3  # results, two samples files, the judge cache
+    leaks = [str(path) for path in files if JUDGE_KEY.encode() in path.read_bytes()]
+    leaks += [name for name, text in (("stdout", run.stdout), ("stderr", run.stderr)) if JUDGE_KEY in text]
+    assert leaks == []
 
 
 def test_existing_task_example_resolves_our_metrics():

@@ -4,6 +4,7 @@ the actors through the workers' environment (api_key_env), never through the shi
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -77,10 +78,37 @@ def by_id(rows: list[dict], column: str) -> np.ndarray:
     return np.array([row[column] for row in sorted(rows, key=lambda row: row["id"])], dtype=np.float64)
 
 
-def test_score_dataset_equals_single_process(dataset, pairs, expected):
-    scored = score_dataset(dataset, METRICS, shared_options=MODEL, concurrency=2, batch_size=8).take_all()
+def judge_available() -> bool:
+    return "llm_judge" in available_metrics() and importlib.util.find_spec("openai") is not None
+
+
+@pytest.fixture(scope="module")
+def scored(dataset) -> dict:
+    """ONE actor pool (2 actors, 5 batches) scores every metric, the judge too where it is available (its key named
+    by api_key_env, read in each actor, sent to a loopback server): the rows and the judge server's requests."""
+    metrics, options, server = list(METRICS), {}, None
+    if judge_available():
+        from judge_servers import CannedServer, completion
+
+        assert JUDGE_KEY_VARIABLE not in os.environ
+        server = CannedServer(lambda body: (200, completion("4", logprob=-0.01), "application/json"))
+        metrics.append("llm_judge")
+        options["llm_judge"] = {"model": "m", "backend": "openai", "base_url": server.base_url,
+                                "api_key_env": JUDGE_KEY_VARIABLE, "template": "{reference} {prediction} {low} {high}",
+                                "cache": False, "max_retries": 0}
+    try:
+        rows = score_dataset(dataset, metrics, metric_options=options, shared_options=MODEL, concurrency=2,
+                             batch_size=8).take_all()
+    finally:
+        if server is not None:
+            server.stop()
+    return {"rows": rows, "requests": server.requests if server is not None else None}
+
+
+def test_score_dataset_equals_single_process(scored, pairs, expected):
+    scored = scored["rows"]
     assert sorted(row["id"] for row in scored) == list(range(N))
-    columns = [column for column in scored[0] if column not in ("id", "prediction", "reference")]
+    columns = [column for column in scored[0] if column not in ("id", "prediction", "reference", "llm_judge")]
     # BERTScore P/R/F, MoverScore, sentence BLEU, ROUGE 4 types x F/P/R, METEOR
     assert sorted(columns) == sorted(column for column in expected if not column.endswith("_idf"))
     assert len(columns) == 3 + 1 + 1 + 12 + 1
@@ -149,28 +177,19 @@ def test_batch_texts_reads_several_reference_columns():
         batch_texts(batch, "prediction", [1])
 
 
-def test_judge_key_read_in_the_actor_from_api_key_env(cluster):
-    """api_key_env through Ray: the options shipped hold the variable's name; each actor reads the key from its
-    worker's environment (the driver does not have it) and sends it to the server; no file of the Ray session holds
-    it. A planted key is refused before any Ray call: tests/test_secrets_policy.py."""
-    pytest.importorskip("openai")
-    if "llm_judge" not in available_metrics():
-        pytest.skip("needs llm_judge")
-    from judge_servers import CannedServer, completion
-
+def test_judge_key_read_in_the_actor_from_api_key_env(scored):
+    """api_key_env through Ray (the judge rides in the pool of test_score_dataset_equals_single_process): the options
+    shipped hold the variable's name; each actor reads the key from its worker's environment (the driver does not
+    have it) and sends it to the server; no file of the Ray session holds it. A planted key is refused before any Ray
+    call: tests/test_secrets_policy.py."""
+    if not judge_available():
+        pytest.skip("needs llm_judge and openai")
     assert JUDGE_KEY_VARIABLE not in os.environ
-    server = CannedServer(lambda body: (200, completion("4", logprob=-0.01), "application/json"))
-    options = {"model": "m", "backend": "openai", "base_url": server.base_url, "api_key_env": JUDGE_KEY_VARIABLE,
-               "template": "score {prediction} from {low} to {high}", "cache": False, "max_retries": 0}
-    try:
-        ds = ray.data.from_items([{"id": i, "prediction": f"answer {i}"} for i in range(4)])
-        rows = score_dataset(ds, ["llm_judge"], reference_columns=(), metric_options={"llm_judge": options},
-                             concurrency=1, batch_size=4).take_all()
-    finally:
-        server.stop()
-    assert sorted(row["id"] for row in rows) == [0, 1, 2, 3]
-    assert [row["llm_judge"] for row in rows] == pytest.approx([4.0] * 4, abs=1e-3)
-    assert {headers.get("authorization") for _, headers, _ in server.requests} == {f"Bearer {JUDGE_KEY}"}
+    rows = sorted(scored["rows"], key=lambda row: row["id"])
+    assert [row["id"] for row in rows] == list(range(N))
+    assert [row["llm_judge"] for row in rows] == pytest.approx([4.0] * N, abs=1e-3)
+    assert len(scored["requests"]) == N
+    assert {headers.get("authorization") for _, headers, _ in scored["requests"]} == {f"Bearer {JUDGE_KEY}"}
     session = Path(ray._private.worker._global_node.get_session_dir_path())
     assert [path for path in session.rglob("*") if path.is_file() and JUDGE_KEY.encode() in path.read_bytes()] == []
 

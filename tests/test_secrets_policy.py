@@ -344,75 +344,47 @@ def test_the_cli_boundary_masks_any_error_or_warning_line(capsys):
     assert "http://***@host/v1" in err and "SECRET" not in err
 
 
-@pytest.mark.slow
-def test_lm_eval_run_with_log_samples_leaks_no_key(tmp_path):
-    """A real `lm_eval run --log_samples` judging through a loopback server: the key given by api_key_env reaches
-    the server and no output file, log or stream; the key written into the YAML is refused, and not echoed."""
+def test_lm_eval_task_yaml_key_is_refused_through_lm_evals_call(planted, tmp_path):
+    """A key written into a task YAML, loaded by lm-eval's own TaskManager and scored by its own
+    ``process_results`` (the call `lm_eval run` makes, which retries a TypeError without the options): refused, named,
+    never echoed, nothing sent. The real `lm_eval run --log_samples` with api_key_env (the key reaches the server and
+    no file or stream): tests/test_integration_lm_eval.py::test_lm_eval_run_with_log_samples_leaks_no_key."""
     pytest.importorskip("lm_eval")
-    import os
     import shutil
-    import subprocess
-    import sys
 
+    from lm_eval.tasks import TaskManager
+
+    if "llm_judge" not in available_metrics():
+        pytest.skip("needs llm_judge")
     repo = Path(__file__).resolve().parents[1]
-    server = CannedServer(lambda body: (200, completion("4", logprob=-0.2), JSON))
     include = tmp_path / "tasks"
     shutil.copytree(repo / "integration" / "lm_eval", include, ignore=shutil.ignore_patterns("examples", "*.yaml",
                                                                                                "__pycache__"))
-    (tmp_path / "cache").mkdir()
-
-    def task(name: str, secret_option: str) -> None:
-        (include / f"{name}.yaml").write_text(f"""task: {name}
+    (include / "judge_yaml.yaml").write_text(f"""task: judge_yaml
 custom_dataset: !function utils.load_demo
 test_split: test
 output_type: generate_until
 doc_to_text: "Document: {{{{document}}}}\\nSummary:"
 doc_to_target: "{{{{summary}}}}"
-generation_kwargs:
-  until: ["\\n"]
-  max_gen_toks: 8
 metric_list:
   - metric: !function nlgmetrics.integration.lm_eval.nlgm_llm_judge
     aggregation: nlgm_llm_judge
     higher_is_better: true
     backend: openai
     model: m
-    base_url: {server.base_url}
+    base_url: {planted["good"].base_url}
     template: "{{reference}} {{prediction}} {{low}} {{high}}"
-    cache: {tmp_path / 'cache' / 'judge.sqlite'}
-{secret_option}
+    cache: {tmp_path / 'judge.sqlite'}
+    api_key: {SECRETS['api_key']}
 metadata:
   version: 1.0
 """, encoding="utf-8")
-
-    task("judge_env", "    api_key_env: MY_JUDGE_KEY")
-    task("judge_yaml", f"    api_key: {SECRETS['api_key']}")
-    lm_eval = Path(sys.executable).with_name("lm_eval")
-    command = [str(lm_eval)] if lm_eval.exists() else [sys.executable, "-m", "lm_eval"]
-    env = {**{k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}, "HF_HUB_OFFLINE": "1",
-           "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1",
-           "MY_JUDGE_KEY": SECRETS["env_key"]}
+    task = TaskManager(include_path=str(include), include_defaults=False).load(["judge_yaml"])["tasks"]["judge_yaml"]
+    doc = next(iter(task.test_docs()))
     outputs = Outputs()
-    try:
-        runs = {}
-        for name in ("judge_env", "judge_yaml"):
-            runs[name] = subprocess.run(
-                command + ["run", "--model", "dummy", "--include_path", str(include), "--tasks", name,
-                           "--log_samples", "--output_path", str(tmp_path / "out" / name)],
-                cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-            outputs.add(f"lm_eval {name} stdout", runs[name].stdout)
-            outputs.add(f"lm_eval {name} stderr", runs[name].stderr)
-    finally:
-        server.stop()
-    assert runs["judge_env"].returncode == 0, runs["judge_env"].stderr[-3000:]
-    [results] = list((tmp_path / "out" / "judge_env").rglob("results_*.json"))
-    assert json.loads(results.read_text())["results"]["judge_env"]["nlgm_llm_judge,none"] == pytest.approx(4.0)
-    assert list((tmp_path / "out" / "judge_env").rglob("samples_*.jsonl"))
-    assert {h.get("authorization") for _, h, _ in server.requests} == {f"Bearer {SECRETS['env_key']}"}
-    assert runs["judge_yaml"].returncode != 0 and "the metric option(s) api_key carry a credential" in \
-        runs["judge_yaml"].stderr
-    outputs.add_files(tmp_path / "out")
-    outputs.add_files(tmp_path / "cache")
-    assert [leak for leak in outputs.leaks() if leak[1] != "api_key"] == []  # the env key: nowhere
-    # the key written into the YAML: lm-eval itself may print its task config; nlgmetrics never echoes it
-    assert not [leak for leak in outputs.leaks() if leak[1] == "api_key" and "carry a credential" in leak[2]]
+    with pytest.raises(OptionError, match=r"nlgm_llm_judge: the metric option\(s\) api_key carry a credential.*set "
+                                           r"\$OPENAI_API_KEY.*api_key_env=NAME") as caught:
+        task.process_results(doc, ["a generated summary"])
+    outputs.add("lm-eval process_results", caught.value)
+    assert outputs.leaks() == []
+    assert planted["good"].requests == []

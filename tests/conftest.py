@@ -59,6 +59,14 @@ def _local_only_connect(self, address):
 socket.socket.connect = _local_only_connect
 
 
+def pytest_collection_modifyitems(config, items):
+    """Files with a test marked ``slow`` first, each file's own order kept: under pytest-xdist (``--dist loadfile``,
+    as ``make test`` runs it) workers take whole files in this order, so the long end-to-end runs start early instead
+    of leaving one worker busy with them at the end while the others idle."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
+
+
 @pytest.fixture(autouse=True)
 def _run_from_repo_root(monkeypatch):
     """evaluate.load("./metrics/<name>") paths are relative to the repository root."""

@@ -26,6 +26,8 @@ from tiny_judge import tiny_judge_folder  # noqa: E402
 from nlgmetrics.integration.samplewise import SampleText, check_options, corpus_headline, score_sample  # noqa: E402
 from nlgmetrics.registry import get_spec, score  # noqa: E402
 
+pytestmark = pytest.mark.slow  # one process in the frameworks venv runs Inspect and lighteval end to end
+
 DATA = ROOT / "integration" / "data" / "wmt17_deen_24.jsonl"
 N = 10
 

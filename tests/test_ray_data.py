@@ -20,6 +20,8 @@ from nlgmetrics.errors import OptionError  # noqa: E402
 from nlgmetrics.registry import available_metrics, get_metric  # noqa: E402
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a local Ray cluster and actor pools
+
 N = 40
 METRICS = ["bertscore", "moverscore", "bleu", "rouge", "meteor"]
 MODEL = {"model_type": BUNDLED_ENCODER_ID}

@@ -38,10 +38,11 @@ demo: $(STAMP)
 	$(PY) -m nlgmetrics.demo
 
 # one pytest worker per core, at most TEST_WORKERS (each worker holds its own torch and models); a file's tests stay
-# on one worker, so its module fixtures (oracle runs, checkpoints, a Ray cluster) are built once. TEST_WORKERS=1: serial.
+# on one worker, so its module fixtures (oracle runs, checkpoints, a Ray cluster) are built once; files go out in
+# collection order (tests/conftest.py: slow files first), not reordered by test count. TEST_WORKERS=1: serial.
 TEST_WORKERS ?= 4
 test: $(STAMP)
-	$(PY) -m pytest $(if $(filter 1,$(TEST_WORKERS)),,-n auto --maxprocesses $(TEST_WORKERS) --dist loadfile) tests
+	$(PY) -m pytest $(if $(filter 1,$(TEST_WORKERS)),,-n auto --maxprocesses $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder) tests
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run --data $(DATA)

@@ -250,3 +250,29 @@ class _CannedHandler(_Quiet):
             server.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, data))
         status, body, content_type = server.answer(json.loads(data) if data else {})
         self._send(status, body, content_type)
+
+
+def lm_eval_judge_task(name: str, base_url: str, cache: object, key_line: str, generation: bool = True) -> str:
+    """The YAML of an lm-eval task (integration/lm_eval's demo documents) whose one metric is our judge on
+    ``base_url``; ``key_line`` is the judge's credential option as the YAML gives it (``api_key_env: NAME`` or
+    ``api_key: ...``); ``generation``: the task's generation_kwargs (stop at a newline, 8 tokens)."""
+    kwargs = 'generation_kwargs:\n  until: ["\\n"]\n  max_gen_toks: 8\n' if generation else ""
+    return f"""task: {name}
+custom_dataset: !function utils.load_demo
+test_split: test
+output_type: generate_until
+doc_to_text: "Document: {{{{document}}}}\\nSummary:"
+doc_to_target: "{{{{summary}}}}"
+{kwargs}metric_list:
+  - metric: !function nlgmetrics.integration.lm_eval.nlgm_llm_judge
+    aggregation: nlgm_llm_judge
+    higher_is_better: true
+    backend: openai
+    model: m
+    base_url: {base_url}
+    template: "{{reference}} {{prediction}} {{low}} {{high}}"
+    cache: {cache}
+    {key_line}
+metadata:
+  version: 1.0
+"""

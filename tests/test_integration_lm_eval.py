@@ -113,28 +113,6 @@ def test_shared_scores_are_computed_once_and_options_apply(monkeypatch):
 
 #: the judge task of the combined run: its key comes from $MY_JUDGE_KEY (api_key_env), never from the YAML
 JUDGE_KEY = "sk-LMEVAL-ENV-KEY-6160"
-JUDGE_TASK = """task: judge_env
-custom_dataset: !function utils.load_demo
-test_split: test
-output_type: generate_until
-doc_to_text: "Document: {{{{document}}}}\\nSummary:"
-doc_to_target: "{{{{summary}}}}"
-generation_kwargs:
-  until: ["\\n"]
-  max_gen_toks: 8
-metric_list:
-  - metric: !function nlgmetrics.integration.lm_eval.nlgm_llm_judge
-    aggregation: nlgm_llm_judge
-    higher_is_better: true
-    backend: openai
-    model: m
-    base_url: {base_url}
-    template: "{{reference}} {{prediction}} {{low}} {{high}}"
-    cache: {cache}
-    api_key_env: MY_JUDGE_KEY
-metadata:
-  version: 1.0
-"""
 
 
 def demo_include_path(folder: Path) -> list[str]:
@@ -167,12 +145,13 @@ def lm_eval_run(tmp_path_factory) -> dict:
     tasks = ["nlgmetrics_demo"]
     server = None
     if "llm_judge" in available_metrics() and importlib.util.find_spec("openai") is not None:
-        from judge_servers import CannedServer, completion
+        from judge_servers import CannedServer, completion, lm_eval_judge_task
 
         server = CannedServer(lambda body: (200, completion("4", logprob=-0.2), "application/json"))
         (tmp / "cache").mkdir()
         (include / "judge_env.yaml").write_text(
-            JUDGE_TASK.format(base_url=server.base_url, cache=tmp / "cache" / "judge.sqlite"), encoding="utf-8")
+            lm_eval_judge_task("judge_env", server.base_url, tmp / "cache" / "judge.sqlite",
+                               "api_key_env: MY_JUDGE_KEY"), encoding="utf-8")
         tasks.append("judge_env")
     lm_eval = Path(sys.executable).with_name("lm_eval")
     command = [str(lm_eval)] if lm_eval.exists() else [sys.executable, "-m", "lm_eval"]

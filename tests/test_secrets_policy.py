@@ -25,7 +25,7 @@ import pytest
 
 pytest.importorskip("openai")
 
-from judge_servers import CannedServer, completion  # noqa: E402
+from judge_servers import CannedServer, completion, lm_eval_judge_task  # noqa: E402
 
 from nlgmetrics import _secrets  # noqa: E402
 from nlgmetrics.errors import OptionError  # noqa: E402
@@ -360,25 +360,9 @@ def test_lm_eval_task_yaml_key_is_refused_through_lm_evals_call(planted, tmp_pat
     include = tmp_path / "tasks"
     shutil.copytree(repo / "integration" / "lm_eval", include, ignore=shutil.ignore_patterns("examples", "*.yaml",
                                                                                                "__pycache__"))
-    (include / "judge_yaml.yaml").write_text(f"""task: judge_yaml
-custom_dataset: !function utils.load_demo
-test_split: test
-output_type: generate_until
-doc_to_text: "Document: {{{{document}}}}\\nSummary:"
-doc_to_target: "{{{{summary}}}}"
-metric_list:
-  - metric: !function nlgmetrics.integration.lm_eval.nlgm_llm_judge
-    aggregation: nlgm_llm_judge
-    higher_is_better: true
-    backend: openai
-    model: m
-    base_url: {planted["good"].base_url}
-    template: "{{reference}} {{prediction}} {{low}} {{high}}"
-    cache: {tmp_path / 'judge.sqlite'}
-    api_key: {SECRETS['api_key']}
-metadata:
-  version: 1.0
-""", encoding="utf-8")
+    (include / "judge_yaml.yaml").write_text(lm_eval_judge_task(
+        "judge_yaml", planted["good"].base_url, tmp_path / "judge.sqlite", f"api_key: {SECRETS['api_key']}",
+        generation=False), encoding="utf-8")
     task = TaskManager(include_path=str(include), include_defaults=False).load(["judge_yaml"])["tasks"]["judge_yaml"]
     doc = next(iter(task.test_docs()))
     outputs = Outputs()

@@ -22,8 +22,8 @@ Rule: a credential never leaves the process except to the server it is meant for
 from __future__ import annotations
 
 import hashlib
-import re
 import os
+import re
 import threading
 from collections.abc import Mapping
 from typing import Any

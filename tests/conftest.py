@@ -4,14 +4,17 @@ that outnumber them spin), and any socket connection beyond this machine refused
 
 from __future__ import annotations
 
+import atexit
 import gzip
 import json
 import os
+import shutil
 import socket
 import tempfile
 from pathlib import Path
 
 _TMP = tempfile.mkdtemp(prefix="nlgmetrics-tests-")
+atexit.register(shutil.rmtree, _TMP, ignore_errors=True)  # each pytest process (xdist: each worker) has its own
 os.environ.update(
     {
         "HF_HUB_OFFLINE": "1",
@@ -57,6 +60,16 @@ def _local_only_connect(self, address):
 
 
 socket.socket.connect = _local_only_connect
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """``make test`` keeps bytecode in one folder inside the venv (``PYTHONPYCACHEPREFIX``). What it holds for files in
+    the temporary folder (earlier runs' venvs and scripts, never read again: ~70 MB a run) is dropped here, once, in
+    the main process, so the folder does not grow with every run."""
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX")
+    if prefix and not hasattr(session.config, "workerinput"):
+        shutil.rmtree(Path(prefix) / Path(tempfile.gettempdir()).resolve().relative_to("/"), ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

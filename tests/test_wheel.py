@@ -164,8 +164,9 @@ def test_readme_wheel_install_line_keeps_the_cpu_torch(tmp_path):
     wheel = Path(hub.space_wheel())
     (work / "dist" / wheel.name).write_bytes(wheel.read_bytes())
     (work / "constraints.txt").write_bytes((Path(__file__).resolve().parent.parent / "constraints.txt").read_bytes())
-    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True)
-    pip = f"{tmp_path / 'venv' / 'bin' / 'python'} -m pip"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    # this environment's pip (constraints.txt's recent one) resolving for the fresh venv's interpreter
+    pip = f"{sys.executable} -m pip --python {tmp_path / 'venv' / 'bin' / 'python'}"
     report = tmp_path / "report.json"
     # PyTorch's CPU index cannot be reached from here (tests/test_install_lines.py checks every README line carries
     # it); the block's first line installs that CPU torch, which constraints.txt's pin stands in for (the CPU wheel

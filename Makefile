@@ -28,7 +28,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	# a recent pip (the one Python bundles may be old: pip 23.2 resolves the README's wheel line in ~55 s, 26.3 in ~20)
-	$(PIP) install -q --upgrade -c constraints.txt pip
+	$(PIP) install -q --no-compile --upgrade -c constraints.txt pip || echo "pip not upgraded: the install goes on with the venv's own"
 	# torch first, a CPU build: a wheel pip finds on disk (find-links, no index: CI), else PyTorch's CPU index;
 	# constraints.txt keeps it pinned for every later step, so no step pulls a CUDA build.
 	$(PIP) install -q --no-compile --no-index --no-deps torch==2.13.0 2>/dev/null \

@@ -4,7 +4,6 @@ that outnumber them spin), and any socket connection beyond this machine refused
 
 from __future__ import annotations
 
-import atexit
 import gzip
 import json
 import os
@@ -13,8 +12,7 @@ import socket
 import tempfile
 from pathlib import Path
 
-_TMP = tempfile.mkdtemp(prefix="nlgmetrics-tests-")
-atexit.register(shutil.rmtree, _TMP, ignore_errors=True)  # each pytest process (xdist: each worker) has its own
+_TMP = tempfile.mkdtemp(prefix="nlgmetrics-tests-")  # each pytest process (xdist: each worker) has its own
 os.environ.update(
     {
         "HF_HUB_OFFLINE": "1",
@@ -70,6 +68,11 @@ def pytest_sessionstart(session):
     prefix = os.environ.get("PYTHONPYCACHEPREFIX")
     if prefix and not hasattr(session.config, "workerinput"):
         shutil.rmtree(Path(prefix) / Path(tempfile.gettempdir()).resolve().relative_to("/"), ignore_errors=True)
+
+
+def pytest_unconfigure(config):
+    """This process's temporary folder goes (xdist workers end with ``os._exit``, so an ``atexit`` hook would not run)."""
+    shutil.rmtree(_TMP, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -19,6 +19,7 @@ from learned_checkpoints import build_bleurt, wmt17_lines  # noqa: E402
 from oracle_venv import run_oracle  # noqa: E402
 
 from nlgmetrics.learned.bleurt import BleurtScorer, compute_bleurt, truncate_pair  # noqa: E402
+from nlgmetrics.signature import weights_digest  # noqa: E402
 
 ORACLE = r"""
 import json, sys
@@ -205,13 +206,29 @@ def test_compute_multi_reference_and_bootstrap(checkpoints):
     mean = compute_bleurt(cands, both, folder, device="cpu", multi_ref="mean")["scores"]
     assert mean == pytest.approx([(a + b) / 2 for a, b in zip(single, other)], abs=1e-6)
     assert best["bleurt"] == pytest.approx(np.mean(best["scores"]))
-    assert best["signature"] == "ckpt:rembert|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0"
+    assert best["signature"].startswith(f"model:rembert|weights:{weights_digest(folder)}|dtype:float32|torch:")
+    assert best["signature"].endswith("|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0")
     boot = compute_bleurt(cands, refs, folder, device="cpu", n_bootstrap=200, seed=1)
     assert boot["bleurt_low"] < boot["bleurt"] < boot["bleurt_high"]
     assert boot == compute_bleurt(cands, refs, folder, device="cpu", n_bootstrap=200, seed=1)
     # max_length below the checkpoint's: truncated, and a different number
     short = compute_bleurt(cands[:2], refs[:2], folder, device="cpu", max_length=8)
-    assert short["scores"] != single[:2] and short["signature"].startswith("ckpt:rembert|max_len:8|")
+    assert short["scores"] != single[:2] and "|max_len:8|" in short["signature"]
+
+
+def test_signature_names_the_weights_not_the_folder(checkpoints, tmp_path):
+    """Two checkpoints in folders of one name have two signatures; one checkpoint in two folders has one
+    (issue 42: the signature named the folder only)."""
+    import shutil
+
+    cands, refs = wmt17_lines("newstest2017.uedin-nmt.4722.en-de")[:2], wmt17_lines()[:2]
+    first, second = tmp_path / "a" / "model", tmp_path / "b" / "model"
+    shutil.copytree(checkpoints["bert"], first)
+    shutil.copytree(checkpoints["rembert"], second)
+    one, other = (compute_bleurt(cands, refs, str(folder), device="cpu")["signature"] for folder in (first, second))
+    assert one.startswith("model:model|") and other.startswith("model:model|") and one != other
+    same = compute_bleurt(cands, refs, str(checkpoints["bert"]), device="cpu")["signature"]
+    assert same.replace("model:bert|", "model:model|") == one
 
 
 def test_bad_input(checkpoints, tmp_path):

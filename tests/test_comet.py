@@ -324,9 +324,13 @@ def test_truncation_is_counted_once_per_text(built, wmt):
 
 
 def test_bootstrap_interval_and_signature(built, wmt):
+    from nlgmetrics.signature import weights_digest
+
     result = _score(built, "estimator", SYSTEMS[0], wmt, n_bootstrap=200)
     assert result["mean_score_ci_low"] < result["mean_score"] < result["mean_score_ci_high"]
-    assert result["signature"].startswith("model:estimator-tiny|refs:yes|dtype:float32")
+    parts = dict(part.split(":", 1) for part in result["signature"].split("|"))
+    assert parts["model"] == "estimator-tiny" and parts["refs"] == "yes" and parts["dtype"] == "float32"
+    assert parts["weights"] == weights_digest(built["models"]["estimator"]) and parts["bs"] == "200"
 
 
 def test_missing_sources_and_references_are_named(built, wmt):

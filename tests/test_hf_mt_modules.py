@@ -13,7 +13,6 @@ The README table "Drop-in for evaluate" is this file's measurement on all 16 WMT
 
 from __future__ import annotations
 
-import doctest
 import importlib
 import inspect
 import math
@@ -286,8 +285,8 @@ def test_nist_tokenizer_is_nltks(wmt17_deen, nltk_nist_tokenizer):
 # -- HF's module contract ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", MODULES)
 def test_hf_module_test_load_contract(name):
-    """What HF's tests/test_metric_common.py test_load checks: ``_compute`` without **kwargs, and the module's doctests
-    (doctest.testmod on the imported script) run with no failure."""
+    """What HF's tests/test_metric_common.py test_load checks besides the doctests (tests/test_doc_examples.py runs
+    those as HF runs them): ``_compute`` without **kwargs."""
     import evaluate
 
     factory = evaluate.loading.evaluation_module_factory(os.path.join("metrics", name), module_type="metric")
@@ -295,8 +294,6 @@ def test_hf_module_test_load_contract(name):
     metric_class = evaluate.loading.import_main_class(module.__name__)
     parameters = inspect.signature(metric_class._compute).parameters
     assert all(p.kind != p.VAR_KEYWORD for p in parameters.values())
-    results = doctest.testmod(module, raise_on_error=False, report=False)
-    assert results.failed == 0 and results.attempted > 1
 
 
 @pytest.mark.parametrize("name", MODULES)

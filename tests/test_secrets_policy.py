@@ -213,7 +213,7 @@ def test_cli_leaks_no_secret(planted, tmp_path, caplog, capfd):
                     "-o", f"api_key={SECRETS['api_key']}", "-o", f"cache={tmp_path / 'cli.sqlite'}",
                     "-o", "max_retries=0"]
             run_collecting(outputs, f"cli {name} {fmt}", lambda: main(args), caplog, capfd)
-    assert any("llm_judge|backend:openai|base_url:http://***@" in text
+    assert any("backend:openai|base_url:http://***@" in text
                for where, text in outputs.texts if where == "cli good json stdout")
     assert any("refused the request" in text for where, text in outputs.texts if where == "cli refusing json stderr")
     outputs.add_files(tmp_path)

@@ -48,12 +48,15 @@ Args:
     multi_ref: 'max' (default, bert_score) or 'mean' over several references per example.
     ref_weights: list of list of float, a weighted mean over each example's references (e.g. retrieval scores).
     diversity: bool, also return self_bertscore, the mean pairwise F1 among the predictions (lower = more diverse).
+    return_signature: bool, also return `signature`: the model's name and weights digest, layer, idf, baseline,
+        precision and library versions (default False).
     distributed: sharded encoding under torch.distributed: True, 'auto' (when initialised with several ranks) or
         False (default None: off unless inside nlgmetrics.embed.distributed.sharded_encoding()).
 Returns:
     precision, recall, f1: lists of float, one per example.
     hashcode: str, model, layer, idf, rescaling and versions.
     self_bertscore: float (with diversity=True).
+    signature: str (with return_signature=True).
 Examples:
     >>> bertscore = evaluate.load("./metrics/bertscore")
     >>> predictions = ["The cat sat on the mat.", "A quick brown fox jumps."]
@@ -70,6 +73,10 @@ Examples:
     >>> [round(v, 2) for v in same["f1"]]
     [1.0]
 """
+
+
+#: what HF evaluate's ``bertscore`` returns: with HF's arguments alone, exactly these keys (the rest on request)
+HF_KEYS = ("precision", "recall", "f1", "hashcode")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -91,10 +98,11 @@ class BERTScore(evaluate_support.NLGMetric):
         self, predictions, references, lang=None, model_type=None, num_layers=None, verbose=False, idf=False,
         device=None, batch_size=64, nthreads=4, all_layers=False, rescale_with_baseline=False, baseline_path=None,
         use_fast_tokenizer=False, dtype=None, long_text="window", multi_ref="max", ref_weights=None, diversity=False,
-        distributed=None,
+        distributed=None, return_signature=False,
     ):
         return evaluate_support.compute_metric(
-            "bertscore", predictions, references, lang=lang, model_type=model_type, num_layers=num_layers,
+            "bertscore", predictions, references, hf_keys=HF_KEYS + (("self_bertscore",) if diversity else ()),
+            return_signature=return_signature, lang=lang, model_type=model_type, num_layers=num_layers,
             verbose=verbose, idf=idf, device=device, batch_size=batch_size, nthreads=nthreads, all_layers=all_layers,
             rescale_with_baseline=rescale_with_baseline, baseline_path=baseline_path,
             use_fast_tokenizer=use_fast_tokenizer, dtype=dtype, long_text=long_text, multi_ref=multi_ref,

@@ -47,9 +47,11 @@ Args:
     details: bool, also return the mean ('bleurt') and the signature (default False: HF's keys only).
     n_bootstrap: int, resamples for a seeded 95% interval of the mean (adds bleurt_mean/ci/low/high; default 0).
     seed: int, bootstrap seed (default 12345).
+    return_signature: bool, also return `signature`: the checkpoint's name and weights digest, max_len, multi_ref,
+        precision and library versions (default False).
 Returns:
     scores: list of float, BLEURT of each example (HF evaluate's key).
-    bleurt, signature: with details=True or n_bootstrap.
+    bleurt, signature: with details=True or n_bootstrap; signature with return_signature=True.
 Examples:
     The checkpoint (HF's config names, a hub id or a local folder) is read at the first compute; none ships with
     nlgmetrics, so the scoring call is not run here (tests/test_bleurt.py runs it on checkpoints built in the test).
@@ -61,13 +63,13 @@ Examples:
     ...                references=["hello there", "general kenobi"])  # doctest: +SKIP
     {'scores': [1.03..., 1.04...]}
 
-    A folder that is not a BLEURT checkpoint is an error that says what one looks like:
+    A folder that is not a BLEURT checkpoint (here the checkout's ./metrics) is an error that says what one looks
+    like:
 
-    >>> evaluate.load("./metrics/bleurt", "/no/such/checkpoint").compute(
-    ...     predictions=["hello there"], references=["hello there"])  # doctest: +ELLIPSIS
+    >>> evaluate.load("./metrics/bleurt", "./metrics").compute(predictions=["hello there"], references=["hello there"])
     Traceback (most recent call last):
     ...
-    nlgmetrics.errors.CheckpointError: bleurt: checkpoint /no/such/checkpoint is not a BLEURT checkpoint: ...
+    nlgmetrics.errors.CheckpointError: bleurt: checkpoint metrics is not a BLEURT checkpoint: it has no config.json. Pass the folder of a BleurtForSequenceClassification checkpoint (e.g. lucadiliello/BLEURT-20).
 """
 
 
@@ -88,7 +90,7 @@ class BLEURT(evaluate_support.NLGMetric):
 
     def _compute(
         self, predictions, references, checkpoint=None, batch_size=32, max_length=None, device=None, dtype=None,
-        multi_ref="max", details=False, n_bootstrap=0, seed=12345,
+        multi_ref="max", details=False, n_bootstrap=0, seed=12345, return_signature=False,
     ):
         if checkpoint is None and self.config_name != "default":
             checkpoint = self.config_name
@@ -96,4 +98,6 @@ class BLEURT(evaluate_support.NLGMetric):
             "bleurt", predictions, references, checkpoint=checkpoint, batch_size=batch_size, max_length=max_length,
             device=device, dtype=dtype, multi_ref=multi_ref, n_bootstrap=n_bootstrap, seed=seed,
         )
-        return result if details or n_bootstrap else {"scores": result["scores"]}
+        if details or n_bootstrap:
+            return result
+        return {"scores": result["scores"], **({"signature": result["signature"]} if return_signature else {})}

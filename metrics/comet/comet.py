@@ -82,13 +82,14 @@ Examples:
     >>> kiwi = evaluate.load("./metrics/comet", "Unbabel/wmt22-cometkiwi-da")  # doctest: +SKIP
     >>> kiwi.compute(sources=sources, predictions=predictions)["scores"]  # doctest: +SKIP
 
-    A folder that is not a COMET checkpoint is an error that says what one looks like:
+    A folder that is not a COMET checkpoint (here the checkout's ./metrics) is an error that says what one looks
+    like:
 
-    >>> evaluate.load("./metrics/comet", "/no/such/checkpoint").compute(
-    ...     sources=sources, predictions=predictions, references=references)  # doctest: +ELLIPSIS
+    >>> evaluate.load("./metrics/comet", "./metrics").compute(
+    ...     sources=sources, predictions=predictions, references=references)
     Traceback (most recent call last):
     ...
-    nlgmetrics.errors.CheckpointError: COMET: model /no/such/checkpoint is not a COMET checkpoint folder: ...
+    nlgmetrics.errors.CheckpointError: COMET: model metrics is not a COMET checkpoint folder: Unbabel's layout is hparams.yaml and checkpoints/model.ckpt inside one folder, as downloaded from the hub. Pass a COMET checkpoint folder (hparams.yaml and checkpoints/model.ckpt; e.g. hf download Unbabel/wmt22-comet-da --local-dir DIR) or a hub id such as Unbabel/wmt22-comet-da.
 """
 
 _QE_NAMES = ("cometkiwi", "comet-qe", "comet_qe", "-qe-")

@@ -44,6 +44,7 @@ Args:
     sentence_scores: bool, also return each example's sentence GLEU in `scores` (default False).
     n_bootstrap: int, if >= 2, a seeded bootstrap 95% interval over examples (default 0: none).
     seed: int, the bootstrap seed (default 12345).
+    return_signature: bool, also return `signature`, the settings that give these numbers (default False).
     return_details: bool, return every key nlgmetrics computes (default False).
 Returns:
     google_bleu: corpus GLEU in [0, 1] (HF's key, the only one with HF's arguments). scores (with sentence_scores); google_bleu_mean, google_bleu_ci,
@@ -89,8 +90,10 @@ class GoogleBleu(evaluate_support.NLGMetric):
         )
 
     def _compute(self, predictions, references, tokenizer=tokenize_13a, min_len=1, max_len=4, lowercase=False,
-                 sentence_scores=False, n_bootstrap=0, seed=DEFAULT_SEED, return_details=False):
+                 sentence_scores=False, n_bootstrap=0, seed=DEFAULT_SEED, return_signature=False,
+                 return_details=False):
         return evaluate_support.compute_metric(
-            self.metric_name, predictions, references, hf_keys=HF_KEYS, return_details=return_details,
+            self.metric_name, predictions, references, hf_keys=HF_KEYS, return_signature=return_signature,
+            return_details=return_details,
             tokenizer=tokenizer, min_len=min_len, max_len=max_len,
             lowercase=lowercase, sentence_scores=sentence_scores, n_bootstrap=n_bootstrap, seed=seed)

@@ -79,10 +79,10 @@ Examples:
     ...
     ValueError: the 'correctness' judge template needs references=[...] (the reference answers), one per prediction.
     >>> judge.compute(predictions=["Paris is the capital."], model=model,
-    ...               template="Rate {answer} from {low} to {high}.")  # doctest: +ELLIPSIS
+    ...               template="Rate {answer} from {low} to {high}.")
     Traceback (most recent call last):
     ...
-    ValueError: judge template 'custom' has unknown placeholder(s) {answer} for mode='score'; allowed: ..., {prediction}, ...
+    ValueError: judge template 'custom' has unknown placeholder(s) {answer} for mode='score'; allowed: {context}, {high}, {low}, {prediction}, {reference}, {source}.
 """
 
 

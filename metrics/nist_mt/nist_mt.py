@@ -39,6 +39,7 @@ Args:
     tokenize: None (default: the NIST tokenizer above), or a BLEU tokenizer: '13a', 'intl', 'zh', 'char', 'none'.
     n_bootstrap: int, if >= 2, a seeded bootstrap 95% interval over segments (default 0: none).
     seed: int, the bootstrap seed (default 12345).
+    return_signature: bool, also return `signature`, the settings that give these numbers (default False).
     return_details: bool, also return nist (= nist_mt), precisions, length_penalty and the lengths (default False).
 Returns:
     nist_mt: corpus NIST (HF's key, the only one with HF's arguments). With n_bootstrap: nist_mean, nist_ci, nist_low,
@@ -83,7 +84,8 @@ class NistMt(evaluate_support.NLGMetric):
         )
 
     def _compute(self, predictions, references, n=5, lowercase=False, western_lang=True, tokenize=None,
-                 n_bootstrap=0, seed=DEFAULT_SEED, return_details=False):
+                 n_bootstrap=0, seed=DEFAULT_SEED, return_signature=False, return_details=False):
         return evaluate_support.compute_metric(
-            self.metric_name, predictions, references, hf_keys=HF_KEYS, return_details=return_details, n=n, lowercase=lowercase, western_lang=western_lang,
+            self.metric_name, predictions, references, hf_keys=HF_KEYS, return_signature=return_signature,
+            return_details=return_details, n=n, lowercase=lowercase, western_lang=western_lang,
             tokenize=tokenize, n_bootstrap=n_bootstrap, seed=seed)

@@ -63,6 +63,8 @@ Args:
         byte_limit_bug, eval_ids, alpha (-p); aggregated values are perl's bootstrap means with T_low/T_high).
     backend: 'auto' (default; $NLGMETRICS_ROUGE_BACKEND): rouge-score-rs for ROUGE-N/L/Lsum where its numbers are
         rouge_score's bit for bit, Python elsewhere; 'python' or 'native' to force one.
+    return_signature: bool, also return `signature`, the settings that give these numbers (the aggregator
+        included) (default False).
     return_details: bool, also return T_precision and T_recall for each type T (default False).
 Returns:
     For each type T: T (F-measure; HF evaluate's rouge's keys, the only ones with HF's arguments), and with
@@ -116,13 +118,14 @@ class Rouge(evaluate_support.NLGMetric):
         lang=None, split_summaries=False, aggregator="bootstrap", multi_ref=None, weight_factor=1.2, alpha=None,
         beta=None, n_bootstrap=0, confidence_interval=0.95, seed=DEFAULT_SEED, flavor="rouge_score",
         wordnet_exceptions=False, remove_stopwords=False, length_limit=None, byte_limit=None, byte_limit_bug=False,
-        eval_ids=None, backend=None, return_details=False,
+        eval_ids=None, backend=None, return_signature=False, return_details=False,
     ):
         # HF's rouge returns one key per type (F-measure): precision and recall come with return_details=True
         hf_keys = HF_TYPES if rouge_types is None else rouge_types
         if flavor != "rouge_score":  # ROUGE-1.5.5.pl's figures: perl's own bootstrap, no HF aggregate
             return evaluate_support.compute_metric(
-                "rouge", predictions, references, hf_keys=hf_keys, return_details=return_details, rouge_types=rouge_types, use_aggregator=use_aggregator,
+                "rouge", predictions, references, hf_keys=hf_keys, return_signature=return_signature,
+                return_details=return_details, rouge_types=rouge_types, use_aggregator=use_aggregator,
                 use_stemmer=use_stemmer, tokenizer=tokenizer, multi_ref=multi_ref, weight_factor=weight_factor,
                 alpha=alpha, beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval,
                 flavor=flavor, wordnet_exceptions=wordnet_exceptions, remove_stopwords=remove_stopwords,
@@ -130,7 +133,8 @@ class Rouge(evaluate_support.NLGMetric):
             )
         # numpy_seed: the module's seed, which evaluate also sets around _compute: HF's draws for the same seed
         return evaluate_support.compute_metric(
-            "rouge", predictions, references, hf_keys=hf_keys, return_details=return_details, rouge_types=rouge_types, use_aggregator=use_aggregator,
+            "rouge", predictions, references, hf_keys=hf_keys, return_signature=return_signature,
+            return_details=return_details, rouge_types=rouge_types, use_aggregator=use_aggregator,
             use_stemmer=use_stemmer, tokenizer=tokenizer, lang=lang, split_summaries=split_summaries,
             aggregator=aggregator, numpy_seed=self.seed, multi_ref=multi_ref, weight_factor=weight_factor, alpha=alpha,
             beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, seed=seed,

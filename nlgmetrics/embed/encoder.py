@@ -263,6 +263,8 @@ class Encoder:
             raise ValueError(f"dtype must be one of float32, bfloat16, float16 (or None), got {dtype!r}.")
         self.name = model_type
         self.path = resolve_model(model_type)
+        #: the folder the weights were read from (a hub id's snapshot in the local cache): what signatures digest
+        self.folder = self.path if os.path.isdir(self.path) else None
         self.device = pick_device(device)
         self.autocast_dtype = _DTYPES[dtype]
         if self.autocast_dtype is not None and self.device.type != "cuda":
@@ -288,6 +290,10 @@ class Encoder:
             if local:
                 raise
             raise missing_model_error(model_type, exc) from exc
+        if self.folder is None:  # a hub id: the snapshot transformers read it from
+            from nlgmetrics.signature import model_folder
+
+            self.folder = model_folder(self.path)
         model.eval()
         if hasattr(model, "decoder") and hasattr(model, "encoder"):
             model = model.encoder

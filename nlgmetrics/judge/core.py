@@ -104,8 +104,12 @@ def _texts(values: Any, name: str, n: int) -> list[str] | None:
 
 
 def signature_string(parts: dict[str, Any]) -> str:
-    """``llm_judge|backend:...|model:...|...`` from the signature's parts."""
-    return "llm_judge|" + "|".join(f"{k}:{v}" for k, v in parts.items())
+    """``backend:...|model:...|...|version:nlgmetrics-...`` from the run's parts (:mod:`nlgmetrics.signature`); an
+    in-process model adds the torch and transformers versions."""
+    from nlgmetrics.signature import build, library_parts
+
+    items = [(key, value) for key, value in parts.items() if key != "nlgmetrics"]
+    return build(items + (library_parts() if parts.get("backend") == "transformers" else []))
 
 
 @checked_options

@@ -37,7 +37,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
 from nlgmetrics.options import checked_options
 from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, load_weights,
@@ -460,7 +459,9 @@ def compute_bleurt(
 
 
 def signature(scorer: BleurtScorer, max_length: int | None, multi_ref: str) -> str:
-    """How the scores were computed, e.g. ``ckpt:BLEURT-20|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0``."""
-    name = Path(scorer.name).name if Path(scorer.name).expanduser().exists() else scorer.name
-    return (f"ckpt:{name}|max_len:{max_length or scorer.max_length}|multi_ref:{multi_ref}|"
-            f"version:nlgmetrics-{__version__}")
+    """How the scores were computed (:mod:`nlgmetrics.signature`), e.g. ``model:BLEURT-20|weights:...|dtype:float32|
+    torch:...|transformers:...|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0``."""
+    from nlgmetrics.signature import build, model_parts
+
+    return build([*model_parts(scorer.name, scorer.folder, scorer.autocast_dtype),
+                  ("max_len", max_length or scorer.max_length), ("multi_ref", multi_ref)])

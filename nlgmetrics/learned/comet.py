@@ -88,6 +88,8 @@ from nlgmetrics.embed.encoder import (
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.options import checked_options
+from nlgmetrics.signature import bootstrap_parts, build, model_parts
+from nlgmetrics.stats import DEFAULT_SEED
 from nlgmetrics.learned.comet_checkpoint import (
     CKPT,
     DEFAULT_CHECKPOINT,
@@ -806,10 +808,11 @@ def compute_comet(
         raise ValueError(f"COMET gave a non-finite score for segment {bad[0]} ({len(bad)} in all): the checkpoint's "
                          "weights are broken or the dtype overflowed; use dtype=None (float32).")
     result: dict[str, Any] = {"mean_score": float(np.mean(scores)), "scores": scores}
-    result["signature"] = (f"model:{comet.folder.name}|refs:{'yes' if refs is not None else 'no'}|"
-                           f"dtype:{_dtype_name(comet.autocast_dtype)}|nlgmetrics-comet:{VERSION}")
+    result["signature"] = build([*model_parts(str(model), comet.folder, comet.autocast_dtype),
+                                 ("refs", refs is not None), ("src", sources is not None),
+                                 *bootstrap_parts(n_bootstrap, DEFAULT_SEED if seed is None else seed)])
     if n_bootstrap:
-        from nlgmetrics.stats import DEFAULT_SEED, bootstrap_indices, sacrebleu_interval
+        from nlgmetrics.stats import bootstrap_indices, sacrebleu_interval
 
         indices = bootstrap_indices(len(scores), n_bootstrap, DEFAULT_SEED if seed is None else seed)
         interval = sacrebleu_interval(np.asarray(scores)[indices].mean(axis=1))

@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from nlgmetrics import __version__
 from nlgmetrics.embed.packed_t5 import t5_encoder_states, t5_first_decoder_state
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
 from nlgmetrics.options import checked_options
@@ -372,7 +371,9 @@ def compute_metricx(
 
 
 def signature(scorer: MetricXScorer, qe: bool, with_sources: bool, multi_ref: str) -> str:
-    """How the scores were computed, e.g. ``ckpt:metricx-24-hybrid-large-v2p6|mode:ref|src:yes|...``."""
-    name = Path(scorer.name).name if Path(scorer.name).expanduser().exists() else scorer.name
-    return (f"ckpt:{name}|mode:{'qe' if qe else 'ref'}|src:{'yes' if with_sources else 'no'}|"
-            f"max_len:{MAX_INPUT_LENGTH}|multi_ref:{multi_ref}|version:nlgmetrics-{__version__}")
+    """How the scores were computed (:mod:`nlgmetrics.signature`), e.g. ``model:metricx-24-hybrid-large-v2p6|
+    weights:...|dtype:float32|torch:...|transformers:...|mode:ref|src:yes|max_len:1536|multi_ref:min|version:...``."""
+    from nlgmetrics.signature import build, model_parts
+
+    return build([*model_parts(scorer.name, scorer.folder, scorer.autocast_dtype), ("mode", "qe" if qe else "ref"),
+                  ("src", with_sources), ("max_len", MAX_INPUT_LENGTH), ("multi_ref", multi_ref)])

@@ -45,10 +45,10 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from nlgmetrics import __version__
 from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import check_real, checked_options
+from nlgmetrics.signature import nrefs as count_references
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import (
     clipped_matches,
@@ -64,6 +64,7 @@ from nlgmetrics.text.tokenizers import (
     text_tokens,
     tokenize_13a,
     tokenize_13a_batch,
+    tokenizer_name,
 )
 
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None, "add-one": 1}
@@ -200,11 +201,8 @@ class BLEU:
 
     @property
     def tokenizer_name(self) -> str:
-        """The tokenizer as the signature shows it: its name, or a callable's ``__name__``."""
-        if isinstance(self.tokenize, str):
-            return self.tokenize
-        known = [name for name, function in BLEU_TOKENIZERS.items() if function is self.tokenize]
-        return known[0] if known else getattr(self.tokenize, "__name__", type(self.tokenize).__name__)
+        """The tokenizer as the signature shows it (:func:`~nlgmetrics.text.tokenizers.tokenizer_name`)."""
+        return tokenizer_name(self.tokenize)
 
     # -- statistics -------------------------------------------------------------------------------------------
     def _references(self, references: Sequence[str]) -> tuple[tuple[int, ...], tuple[dict, ...]]:
@@ -264,6 +262,8 @@ class BLEU:
             bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
         precisions = [0.0] * order
         add_one = self.smooth_method == "add-one"
+        if add_one and (sys_len == 0 or int(stats[-1]) == 0):  # BLEU+1 as HF's bleu: no words on a side, BLEU 0
+            return BLEUScore(0.0, correct, totals, precisions, 0.0, sys_len, ref_len)
         if not any(correct) and not add_one:
             return BLEUScore(0.0, correct, totals, precisions, bp, sys_len, ref_len)
 
@@ -313,22 +313,49 @@ class BLEU:
         """Sentence BLEU as ``sacrebleu.sentence_bleu`` (effective order on by default)."""
         return self.score_from_statistics(self.segment_statistics(prediction, references), effective_order)
 
-    def signature(self, nrefs: int | str, n_bootstrap: int | None = None, seed: int | None = None) -> str:
-        """sacrebleu-style signature, e.g. ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:nlgmetrics-0.1.0``."""
+    def signature(self, nrefs: int | str, n_bootstrap: int | None = None, seed: int | None = None,
+                  hf_smooth: bool = False) -> str:
+        """sacrebleu's signature (:mod:`nlgmetrics.signature`), e.g. ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|
+        version:nlgmetrics-0.1.0``; ``order:N`` when the n-gram order is not 4 (sacrebleu's format has no such part)
+        and ``hf-smooth:yes`` for HF's add-one smoothing of ``bleu`` (:func:`compute_bleu`'s ``smooth``)."""
+        from nlgmetrics.signature import bootstrap_parts, build, unless_default
+
         smooth = self.smooth_method
         if SMOOTH_DEFAULTS[smooth] is not None:
             smooth += f"[{self._smooth:.2f}]"
-        parts = [f"nrefs:{nrefs}"]
-        if n_bootstrap:
-            parts += [f"bs:{n_bootstrap}", f"seed:{str(seed).lower()}"]
-        parts += [
-            f"case:{'lc' if self.lowercase else 'mixed'}",
-            f"eff:{'yes' if self.effective_order else 'no'}",
-            f"tok:{self.tokenizer_name}",
-            f"smooth:{smooth}",
-            f"version:nlgmetrics-{__version__}",
-        ]
-        return "|".join(parts)
+        return build([
+            ("nrefs", nrefs), *bootstrap_parts(n_bootstrap, seed),
+            ("case", "lc" if self.lowercase else "mixed"), ("eff", self.effective_order), ("tok", self.tokenizer_name),
+            ("smooth", smooth), ("order", unless_default(self.max_ngram_order, 4)),
+            ("hf-smooth", unless_default(bool(hf_smooth), False)),
+        ])
+
+
+@dataclass(frozen=True)
+class HFBLEU:
+    """HF evaluate's ``bleu`` (tensorflow-nmt BLEU, 0-1) as a statistics configuration for paired tests
+    (:mod:`nlgmetrics.comparison`): :class:`BLEU`'s per-segment statistics, summed, scored by
+    :meth:`BLEU.nmt_score_from_statistics` (shortest reference lengths; ``smooth``: add-one on every order). Its
+    arguments are :func:`compute_bleu`'s that change ``bleu``; the others change sacrebleu's ``score`` only."""
+
+    tokenizer: TokenizerSpec = tokenize_13a
+    max_order: int = 4
+    smooth: bool = False
+    lowercase: bool = False
+
+    @property
+    def bleu(self) -> BLEU:
+        return BLEU(self.tokenizer, self.lowercase, max_ngram_order=check_max_order(self.max_order, "max_order"))
+
+    def corpus_statistics(self, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+        return self.bleu.corpus_statistics(predictions, references)
+
+    def score_from_statistics(self, stats: Sequence) -> float:
+        return self.bleu.nmt_score_from_statistics(stats, bool(self.smooth))["bleu"]
+
+    def signature(self, nrefs: int | str) -> str:
+        """:func:`compute_bleu`'s signature for these options."""
+        return self.bleu.signature(nrefs, hf_smooth=bool(self.smooth))
 
 
 def _sacrebleu_keys(
@@ -340,11 +367,11 @@ def _sacrebleu_keys(
     n_bootstrap: int,
     seed: int | None,
     sentence_bleu: BLEU | None = None,
+    hf_smooth: bool = False,
 ) -> dict:
     """sacrebleu's result keys (``precisions`` 0-100) for per-segment ``stats``, with signature and extras."""
     result = bleu.score_from_statistics(stats.sum(axis=0))
-    ref_counts = {len(r) for r in references}
-    nrefs = ref_counts.pop() if len(ref_counts) == 1 else "var"
+    nrefs = count_references(references)
     out = {"score": result.score, "counts": result.counts, "totals": result.totals, "precisions": result.precisions,
            "bp": result.bp, "sys_len": result.sys_len, "ref_len": result.ref_len}
     if sentence_scores:
@@ -354,7 +381,7 @@ def _sacrebleu_keys(
         samples = bootstrap_corpus_scores(stats, lambda s: bleu.score_from_statistics(s).score, n_bootstrap, seed,
                                           float32=True)  # sacrebleu's corpus_score(n_bootstrap=...), exactly
         out.update({f"score_{key}": value for key, value in sacrebleu_interval(samples, single_system=True).items()})
-    out["signature"] = bleu.signature(nrefs, n_bootstrap or None, seed if n_bootstrap else None)
+    out["signature"] = bleu.signature(nrefs, n_bootstrap or None, seed if n_bootstrap else None, hf_smooth)
     return out
 
 
@@ -403,7 +430,7 @@ def compute_bleu(
     stats = bleu.corpus_statistics(preds, refs)
     out = bleu.nmt_score_from_statistics(stats.sum(axis=0), bool(smooth))
     sacre = _sacrebleu_keys(bleu, stats, refs, sentence_scores, sentence_effective_order, n_bootstrap, seed,
-                            sentence)
+                            sentence, bool(smooth))
     del sacre["precisions"], sacre["bp"]  # HF's precisions and brevity_penalty are the ones above
     return {**out, **sacre}
 

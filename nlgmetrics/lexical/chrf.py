@@ -33,10 +33,10 @@ from operator import add
 
 import numpy as np
 
-from nlgmetrics import __version__
 from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import MAX_BETA, check_int, check_real, checked_options
+from nlgmetrics.signature import nrefs as count_references
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
 
@@ -375,19 +375,15 @@ class CHRF:
         return self.score_from_statistics(self.segment_statistics(prediction, references))
 
     def signature(self, nrefs: int | str, n_bootstrap: int | None = None, seed: int | None = None) -> str:
-        """sacrebleu-style signature, e.g. ``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:nlgmetrics-...``."""
-        parts = [f"nrefs:{nrefs}"]
-        if n_bootstrap:
-            parts += [f"bs:{n_bootstrap}", f"seed:{str(seed).lower()}"]
-        parts += [
-            f"case:{'lc' if self.lowercase else 'mixed'}",
-            f"eff:{'no' if self.eps_smoothing else 'yes'}",
-            f"nc:{self.char_order}",
-            f"nw:{self.word_order}",
-            f"space:{'yes' if self.whitespace else 'no'}",
-            f"version:nlgmetrics-{__version__}",
-        ]
-        return "|".join(parts)
+        """sacrebleu's signature (:mod:`nlgmetrics.signature`), e.g. ``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|
+        version:nlgmetrics-...``; ``beta:B`` when beta is not 2 (sacrebleu's format has no such part)."""
+        from nlgmetrics.signature import bootstrap_parts, build, unless_default
+
+        return build([
+            ("nrefs", nrefs), *bootstrap_parts(n_bootstrap, seed), ("case", "lc" if self.lowercase else "mixed"),
+            ("eff", not self.eps_smoothing), ("nc", self.char_order), ("nw", self.word_order),
+            ("space", self.whitespace), ("beta", unless_default(self.beta, 2)),
+        ])
 
 
 @checked_options
@@ -418,8 +414,7 @@ def compute_chrf(
     chrf = CHRF(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
     stats = chrf.corpus_statistics(preds, refs)
     result = chrf.score_from_statistics(stats.sum(axis=0))
-    ref_counts = {len(r) for r in refs}
-    nrefs = ref_counts.pop() if len(ref_counts) == 1 else "var"
+    nrefs = count_references(refs)
     out: dict = {"score": result.score, "char_order": char_order, "word_order": word_order, "beta": beta}
     if sentence_scores:
         out["scores"] = chrf.f_scores(stats).tolist()

@@ -24,6 +24,7 @@ import numpy as np
 
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import checked_options
+from nlgmetrics.signature import bootstrap_parts, build, nrefs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
 from nlgmetrics.text.tokenizers import (
@@ -32,6 +33,7 @@ from nlgmetrics.text.tokenizers import (
     check_tokenizer,
     text_tokens,
     tokenize_13a,
+    tokenizer_name,
 )
 
 REFERENCE_CACHE_SIZE = 2**16
@@ -118,4 +120,7 @@ def compute_google_bleu(
     if n_bootstrap:
         samples = bootstrap_corpus_scores(stats, _ratio, n_bootstrap, seed)
         out.update({f"google_bleu_{key}": value for key, value in sacrebleu_interval(samples).items()})
+    out["signature"] = build([("nrefs", nrefs(refs)), *bootstrap_parts(n_bootstrap, seed if n_bootstrap else None),
+                              ("case", "lc" if lowercase else "mixed"), ("tok", tokenizer_name(tokenizer)),
+                              ("orders", f"{min_len}-{max_len}")])
     return out

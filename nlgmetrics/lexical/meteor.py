@@ -36,7 +36,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import check_real, checked_options
 from nlgmetrics.resources import ensure_punkt, ensure_wordnet
@@ -214,5 +213,9 @@ def compute_meteor(
 
 
 def signature(alpha: float, beta: float, gamma: float, tokenize: str) -> str:
-    """How a score was computed, e.g. ``alpha:0.9|beta:3|gamma:0.5|tok:nltk|wordnet:3.0|version:nlgmetrics-0.1.0``."""
-    return f"alpha:{alpha:g}|beta:{beta:g}|gamma:{gamma:g}|tok:{tokenize}|wordnet:3.0|version:nlgmetrics-{__version__}"
+    """How a score was computed (:mod:`nlgmetrics.signature`), e.g.
+    ``alpha:0.9|beta:3|gamma:0.5|tok:nltk|wordnet:3.0|version:nlgmetrics-0.1.0``."""
+    from nlgmetrics.signature import build
+
+    return build([("alpha", float(alpha)), ("beta", float(beta)), ("gamma", float(gamma)), ("tok", tokenize),
+                  ("wordnet", "3.0")])

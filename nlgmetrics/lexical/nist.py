@@ -35,6 +35,7 @@ import numpy as np
 from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import checked_options
+from nlgmetrics.signature import bootstrap_parts, build, nrefs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import ngram_counts
 from nlgmetrics.text.tokenizers import get_tokenizer, tokenize_nist
@@ -165,4 +166,7 @@ def compute_nist(
     if n_bootstrap:
         samples = bootstrap_corpus_scores(stats, lambda s: score_from_statistics(s, n)["nist"], n_bootstrap, seed)
         out.update({f"nist_{key}": value for key, value in sacrebleu_interval(samples).items()})
+    out["signature"] = build([("nrefs", nrefs(refs)), *bootstrap_parts(n_bootstrap, seed if n_bootstrap else None),
+                              ("case", "lc" if lowercase else "mixed"), ("tok", tokenize or "nist"),
+                              ("western", western_lang if tokenize is None else ...), ("n", n)])
     return out

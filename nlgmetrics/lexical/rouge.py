@@ -123,17 +123,52 @@ def compute_rouge(
         changed = [key for key, value in own.items() if value != {"split_summaries": False, "aggregator": "mean"}.get(key)]
         if flavor != "rouge_score" and changed:
             raise ValueError(f"{', '.join(changed)} apply to flavor='rouge_score' only, not flavor={flavor!r}.")
-        return compute_rouge_flavor(
+        result = compute_rouge_flavor(
             flavor, predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator,
             use_stemmer=use_stemmer, tokenizer=tokenizer, multi_ref=multi_ref, weight_factor=weight_factor,
             alpha=alpha, beta=beta, n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, **perl_options,
         )  # fmt: skip
-    return compute_rouge_score(
-        predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator, use_stemmer=use_stemmer,
-        tokenizer=tokenizer, lang=lang, split_summaries=split_summaries, aggregator=aggregator,
-        numpy_seed=numpy_seed, multi_ref=multi_ref, weight_factor=weight_factor, alpha=alpha, beta=beta,
-        n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, seed=seed, backend=backend,
-    )
+    else:
+        result = compute_rouge_score(
+            predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator, use_stemmer=use_stemmer,
+            tokenizer=tokenizer, lang=lang, split_summaries=split_summaries, aggregator=aggregator,
+            numpy_seed=numpy_seed, multi_ref=multi_ref, weight_factor=weight_factor, alpha=alpha, beta=beta,
+            n_bootstrap=n_bootstrap, confidence_interval=confidence_interval, seed=seed, backend=backend,
+        )
+    result["signature"] = signature(
+        rouge_types, use_aggregator, aggregator, numpy_seed, use_stemmer, tokenizer, lang, split_summaries, multi_ref,
+        weight_factor, alpha, beta, n_bootstrap, confidence_interval, seed, flavor, perl_options)
+    return result
+
+
+def signature(rouge_types: Any, use_aggregator: bool, aggregator: str, numpy_seed: int | None, use_stemmer: bool,
+              tokenizer: Any, lang: str | None, split_summaries: bool, multi_ref: str | None, weight_factor: float,
+              alpha: float | None, beta: float | None, n_bootstrap: int, confidence_interval: float,
+              seed: int | None, flavor: str, perl_options: dict[str, Any]) -> str:
+    """How the numbers were computed (:mod:`nlgmetrics.signature`), e.g.
+    ``types:rouge1,rouge2,rougeL,rougeLsum|agg:mean|stem:no|tok:rouge_score|multi_ref:best|version:...``: the
+    aggregator (``mean``; ``bootstrap`` with its numpy seed, HF evaluate's; ``none`` per example) and every option
+    that changes a score; options at their default that only some types read are left out."""
+    from nlgmetrics.signature import build, unless_default
+    from nlgmetrics.text.tokenizers import tokenizer_name
+
+    types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types or DEFAULT_ROUGE_TYPES)
+    if not use_aggregator:
+        agg = "none"
+    elif flavor != "rouge_score":
+        agg = "perl-bootstrap"
+    else:
+        agg = aggregator if aggregator == "mean" else f"{aggregator}[numpy_seed={numpy_seed}]"
+    interval = [("bs", n_bootstrap), ("ci", float(confidence_interval)), ("seed", seed)] if n_bootstrap else []
+    return build([
+        ("types", types), ("agg", agg), *interval, ("stem", bool(use_stemmer)),
+        ("tok", "rouge_score" if tokenizer is None else tokenizer_name(tokenizer)), ("lang", unless_default(lang, None)),
+        ("split", unless_default(bool(split_summaries), False)),
+        ("multi_ref", multi_ref or ("best" if flavor == "rouge_score" else "average")),
+        ("w", unless_default(float(weight_factor), DEFAULT_WEIGHT_FACTOR)), ("alpha", unless_default(alpha, None)),
+        ("beta", unless_default(beta, None)), ("flavor", unless_default(flavor, "rouge_score")),
+        *sorted(perl_options.items()),
+    ])
 
 
 __all__: list[str] = [

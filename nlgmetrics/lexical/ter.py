@@ -35,9 +35,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import check_flag, checked_options
+from nlgmetrics.signature import nrefs as count_references
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.tercom import tokenize_tercom
 
@@ -358,20 +358,14 @@ class TER:
         return self.score_from_statistics(self.segment_statistics(prediction, references))
 
     def signature(self, nrefs: int | str, n_bootstrap: int | None = None, seed: int | None = None) -> str:
-        """sacrebleu-style signature, e.g. ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:...``."""
-        parts = [f"nrefs:{nrefs}"]
-        if n_bootstrap:
-            parts += [f"bs:{n_bootstrap}", f"seed:{str(seed).lower()}"]
-        yes_no = {True: "yes", False: "no"}
-        parts += [
-            f"case:{'mixed' if self.case_sensitive else 'lc'}",
-            "tok:tercom",
-            f"norm:{yes_no[self.normalized]}",
-            f"punct:{yes_no[not self.no_punct]}",
-            f"asian:{yes_no[self.asian_support]}",
-            f"version:nlgmetrics-{__version__}",
-        ]
-        return "|".join(parts)
+        """sacrebleu's signature (:mod:`nlgmetrics.signature`), e.g. ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|
+        asian:no|version:...``."""
+        from nlgmetrics.signature import bootstrap_parts, build
+
+        return build([
+            ("nrefs", nrefs), *bootstrap_parts(n_bootstrap, seed), ("case", "mixed" if self.case_sensitive else "lc"),
+            ("tok", "tercom"), ("norm", self.normalized), ("punct", not self.no_punct), ("asian", self.asian_support),
+        ])
 
 
 @checked_options
@@ -398,8 +392,7 @@ def compute_ter(
     ter = TER(normalized, no_punct, asian_support, case_sensitive)
     stats = ter.corpus_statistics(preds, refs)
     result = ter.score_from_statistics(stats.sum(axis=0))
-    ref_counts = {len(r) for r in refs}
-    nrefs = ref_counts.pop() if len(ref_counts) == 1 else "var"
+    nrefs = count_references(refs)
     out: dict = {"score": result.score, "num_edits": result.num_edits, "ref_length": result.ref_length}
     if sentence_scores:
         out["scores"] = [ter.score_from_statistics(row).score for row in stats]

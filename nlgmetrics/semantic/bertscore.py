@@ -291,6 +291,22 @@ class BERTScorer:
             self.use_fast_tokenizer, self.multi_ref, self.long_text, self.dtype,
         )
 
+    def signature(self, ref_weights: bool = False) -> str:
+        """How the scores are computed (:mod:`nlgmetrics.signature`): the model (name, weights digest, precision,
+        torch/transformers), layer, idf (``yes``: from the references; ``given``: a dict), baseline rescaling
+        (``custom`` for a baseline file), and our options where they are not bert_score's."""
+        from nlgmetrics.signature import build, model_parts, unless_default
+
+        baseline = ("custom" if self.baseline_path is not None else "yes") if self.rescale_with_baseline else "no"
+        return build([
+            *model_parts(self.model_type, self.encoder.folder, self.encoder.autocast_dtype), ("layer", self.num_layers),
+            ("idf", "given" if isinstance(self.idf, Mapping) else bool(self.idf)), ("baseline", baseline),
+            ("all_layers", unless_default(self.all_layers, False)),
+            ("fast_tok", unless_default(self.use_fast_tokenizer, False)),
+            ("multi_ref", unless_default(self.multi_ref, "max")), ("ref_weights", unless_default(ref_weights, False)),
+            ("long", unless_default(self.long_text, "window")),
+        ])
+
     def _embed(self, texts: Sequence[str]) -> dict[str, tuple[list[int], torch.Tensor]]:
         """text -> (ids, L2-normalised embeddings) for the unique texts."""
         unique = list(dict.fromkeys(texts))
@@ -476,6 +492,7 @@ def compute_bertscore(
         "recall": scores[..., 1].tolist(),
         "f1": scores[..., 2].tolist(),
         "hashcode": scorer.hash,
+        "signature": scorer.signature(ref_weights is not None),
     }
     if diversity:
         out["self_bertscore"] = _self_bertscore(scorer, check_predictions(predictions))

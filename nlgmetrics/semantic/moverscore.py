@@ -503,6 +503,22 @@ class MoverScorer:
         return {"reference_tokens": rt, "prediction_tokens": pt, "reference_mass": ra, "prediction_mass": pb,
                 "cost": cost, "flow": res.flows[0], "distance": distance, "score": 1.0 - distance}
 
+    def signature(self, ref_weights: bool = False) -> str:
+        """How the scores are computed (:mod:`nlgmetrics.signature`): the model (name, weights digest, precision,
+        torch/transformers), layer, idf (``given``: weights passed in), and every transport option."""
+        from nlgmetrics.signature import build, model_parts, unless_default
+
+        return build([
+            *model_parts(self.model_type, self.encoder.folder, self.encoder.autocast_dtype), ("layer", self.layer),
+            ("idf", self.idf if isinstance(self.idf, bool) else "given"), ("distance", self.distance),
+            ("solver", "relaxed" if self.relaxed else self.solver),
+            ("reg", self.reg if self.solver == "sinkhorn" and not self.relaxed else ...),
+            ("n_gram", self.n_gram), ("subwords", "kept" if not self.remove_subwords else "removed"),
+            ("stop_words", len(self.stop_words) if self.stop_words else 0),
+            ("multi_ref", self.multi_ref), ("ref_weights", unless_default(ref_weights, False)),
+            ("long", self.long_text),
+        ])
+
     def hash(self) -> str:
         parts = [
             f"moverscore-v2|{self.model_type}_L{self.layer}",
@@ -584,4 +600,5 @@ def compute_moverscore(
         "moverscore": float(np.mean(scores)),
         "distances": distances,
         "hashcode": scorer.hash(),
+        "signature": scorer.signature(ref_weights is not None),
     }

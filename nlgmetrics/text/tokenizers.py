@@ -268,6 +268,15 @@ def check_tokenizer(tokenizer: object) -> TokenizerSpec:
     return tokenizer  # type: ignore[return-value]
 
 
+def tokenizer_name(tokenizer: TokenizerSpec) -> str:
+    """The tokenizer as a signature shows it: its name, the name of a known tokenizer passed as a function
+    (``tokenize_13a`` -> ``13a``), or a callable's ``__name__``."""
+    if isinstance(tokenizer, str):
+        return tokenizer
+    known = [name for name, function in BLEU_TOKENIZERS.items() if function is tokenizer]
+    return known[0] if known else getattr(tokenizer, "__name__", type(tokenizer).__name__)
+
+
 def call_cached(cached: Callable, *key: object) -> Any:
     """``cached(*key)`` through its ``lru_cache``, or its uncached function where the key cannot be hashed (a key
     holding an unhashable tokenizer object, which HF's ``tokenizer=`` allows)."""

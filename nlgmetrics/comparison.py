@@ -54,7 +54,10 @@ import numpy as np
 from nlgmetrics.inputs import check_predictions, check_references
 from nlgmetrics.integration.suite import metric_options_for
 from nlgmetrics.options import check_flags
-from nlgmetrics.registry import SOURCES_NONE, get_spec, load_object, score
+from nlgmetrics.registry import SOURCES_NONE, SPECS, get_spec, load_object, metric_name, score
+from nlgmetrics.signature import nrefs as count_references
+from nlgmetrics.signature import of as signature_of
+from nlgmetrics.signature import significance_signature
 from nlgmetrics.stats import DEFAULT_SEED, check_resamples, draw_chunks, sacrebleu_interval
 
 PAIRED_TESTS = ("bs", "ar")
@@ -106,9 +109,12 @@ def _corpus_statistics(
     accepted = set(inspect.signature(config_class).parameters)
     unused = sorted(set(options) - accepted)
     if unused:
+        others = [other for other, spec_ in SPECS.items() if other != name and spec_.statistics
+                  and set(unused) <= set(spec_.option_names())]
+        hint = f" (they change {others[0]}'s: -m {others[0]})" if others else ""
         raise ValueError(
-            f"compare: {name} option(s) {', '.join(unused)} do not change its corpus score; compare takes "
-            f"{', '.join(sorted(accepted))}."
+            f"compare: {name} option(s) {', '.join(unused)} do not change {name}'s corpus score{hint}; compare takes "
+            f"{', '.join(sorted(accepted))} for {name}."
         )
     config = config_class(**options)
     rows = {system: np.asarray(config.corpus_statistics(preds, references)) for system, preds in systems.items()}
@@ -121,10 +127,7 @@ def _corpus_statistics(
         def scores(summed: np.ndarray, n_segments: int) -> np.ndarray:
             return config.scores_from_statistics(summed)
 
-    nrefs = {len(group) for group in references}
-    signature = None
-    if hasattr(config, "signature"):
-        signature = config.signature(nrefs.pop() if len(nrefs) == 1 else "var")
+    signature = config.signature(count_references(references)) if hasattr(config, "signature") else None
     return [SegmentScores(name, rows, score, True, signature, scores)]
 
 
@@ -164,7 +167,7 @@ def _example_scores(
                     f"metric's options (llm_judge: on_unparseable='retry' or 'error')."
                 )
         rows = {system: np.asarray(result[key], dtype=np.float64)[:, None] for system, result in per_system.items()}
-        out.append(SegmentScores(reported, rows, _mean_of_examples, False, first.get("signature") or first.get("hashcode")))
+        out.append(SegmentScores(reported, rows, _mean_of_examples, False, signature_of(first)))
     if not out:
         raise ValueError(f"compare: {name} returned no per-example headline score ({', '.join(spec.headline)}).")
     return out
@@ -237,22 +240,29 @@ def compare(
     Args:
         systems: ``{name: predictions}``, one prediction per segment, all the same length (at least two systems).
         references: one string per segment, or a list of strings per segment (any count).
-        metrics: metric names (:mod:`nlgmetrics.registry`).
+        metrics: metric names, any case or alias (:func:`nlgmetrics.registry.metric_name`: ``CHRF``, ``bert_score``).
         baseline: the system the others are tested against (default: the first of ``systems``).
         paired: ``"bs"`` (paired bootstrap resampling, ``n_resamples``) or ``"ar"`` (approximate randomization,
             ``n_trials``, with a bootstrap interval of ``n_resamples``).
         seed: the generator's seed (sacrebleu's default 12345); None draws from the OS.
-        metric_options: ``{metric: {option: value}}``.
+        metric_options: ``{metric: {option: value}}`` (names and option aliases as the registry reads them; options
+            under a metric that is not compared are an error).
         sources: one source text per segment, for the metrics that read sources (COMET); the others ignore them.
             ``references`` may be None when every metric is reference-free (its spec's ``references_optional``).
     Returns:
         One dict per metric score and system (baseline first, then the others in the given order): ``system``,
         ``metric``, ``score`` (full corpus), ``mean``, ``ci`` (bootstrap mean and half-width of the 95% interval),
         ``ci_low``, ``ci_high``, ``p_value`` (None for the baseline), ``significant`` (p < 0.05; None for the
-        baseline), ``baseline`` (bool), and ``signature`` where the metric gives one.
+        baseline), ``baseline`` (bool), ``higher_is_better`` (the metric's direction: False for TER), ``better``
+        (whether the system's score is better than the baseline's in that direction; None for the baseline),
+        ``signature`` (the metric's, :mod:`nlgmetrics.signature`), and the test that gave the p-values and
+        intervals: ``test`` (``paired-bs`` or ``paired-ar``), ``n_resamples``, ``n_trials`` (None for the
+        bootstrap), ``seed`` and ``test_signature``.
     """
     if isinstance(metrics, str):
         metrics = [metrics]
+    if isinstance(metrics, Sequence):
+        metrics = [metric_name(metric) for metric in metrics]  # any case or alias, as the CLI and the suite
     names, refs, srcs, baseline = _check_inputs(
         systems, references, sources, metrics, baseline, paired, n_resamples, n_trials, seed
     )
@@ -271,8 +281,13 @@ def compare(
             pass
         sys_indices = _Draws(rng, n, n_resamples)
 
+    test = {"test": f"paired-{paired}", "n_resamples": n_resamples, "n_trials": n_trials if paired == "ar" else None,
+            "seed": seed}
+    test["test_signature"] = significance_signature(test["test"], resamples=n_resamples, trials=test["n_trials"],
+                                                    seed=seed)
     results: list[dict[str, Any]] = []
     for metric in metrics:
+        higher_is_better = get_spec(metric).higher_is_better
         for stat in segment_scores(metric, system_texts, refs, metric_options.get(metric), srcs):
             base_rows = stat.rows[baseline]
             base_score = float(stat.score(base_rows.sum(0), n))
@@ -306,8 +321,12 @@ def compare(
                     row.update(_paired_t_test(base_rows[:, 0], rows[:, 0]) if system != baseline
                                else {"t_statistic": None, "t_p_value": None})
                 row["baseline"] = system == baseline
+                row["higher_is_better"] = higher_is_better
+                row["better"] = None if system == baseline or score == base_score else (
+                    score > base_score if higher_is_better else score < base_score)
                 if stat.signature:
                     row["signature"] = stat.signature
+                row.update(test)
                 _check_finite(row)
                 results.append(row)
     if n == 1:
@@ -417,8 +436,14 @@ def _cell(row: dict[str, Any]) -> str:
         f"{row['score']:.1f} ({row['mean']:.1f} ± {row['ci']:.1f})"
     )
     if row["p_value"] is not None:
-        text += f" (p = {row['p_value']:.4f}){'*' if row['significant'] else ''}"
+        text += f" (p = {row['p_value']:.4f})"
+        if row["significant"]:  # which way: a significantly worse TER is no improvement
+            text += "* better" if row.get("better", True) else "* worse"
     return text
+
+
+def _arrow(row: Mapping[str, Any]) -> str:
+    return "↑" if row.get("higher_is_better", True) else "↓"
 
 
 def report(rows: Sequence[Mapping[str, Any]], fmt: str = "table") -> str:
@@ -436,7 +461,8 @@ def report(rows: Sequence[Mapping[str, Any]], fmt: str = "table") -> str:
     if fmt == "json":
         return json.dumps(rows, indent=1, ensure_ascii=False, allow_nan=False)
     if fmt == "csv":
-        keys = ["system", "metric", "score", "mean", "ci", "ci_low", "ci_high", "p_value", "significant", "baseline"]
+        keys = ["system", "metric", "score", "mean", "ci", "ci_low", "ci_high", "p_value", "significant", "baseline",
+                "higher_is_better", "better", "test", "n_resamples", "n_trials", "seed", "signature"]
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, keys, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
@@ -446,14 +472,18 @@ def report(rows: Sequence[Mapping[str, Any]], fmt: str = "table") -> str:
     systems = list(dict.fromkeys(row["system"] for row in rows))
     cells = {(row["system"], row["metric"]): _cell(row) for row in rows}
     baseline = next(row["system"] for row in rows if row["baseline"])
-    header = ["System", *(f"{metric} (μ ± 95% CI)" for metric in metrics)]
+    arrows = {row["metric"]: _arrow(row) for row in rows}
+    header = ["System", *(f"{metric} {arrows[metric]} (μ ± 95% CI)" for metric in metrics)]
     body = [[f"Baseline: {system}" if system == baseline else system,
              *(cells.get((system, metric), "") for metric in metrics)] for system in systems]
     notes = [
         "",
         "μ ± CI: bootstrap mean and half-width of the 95% interval. p: paired test against the baseline; "
-        f"* p < {SIGNIFICANCE_LEVEL}.",
+        f"* p < {SIGNIFICANCE_LEVEL}, better or worse than the baseline in the metric's direction (↑ higher is "
+        "better, ↓ lower is better).",
     ]
+    tests = list(dict.fromkeys(row["test_signature"] for row in rows if row.get("test_signature")))
+    notes += [f"significance: {test}" for test in tests]
     signatures = {row["metric"]: row["signature"] for row in rows if row.get("signature")}
     notes += [f"{metric}: {signature}" for metric, signature in signatures.items()]
     if fmt == "markdown":

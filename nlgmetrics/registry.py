@@ -256,8 +256,7 @@ SPECS: dict[str, MetricSpec] = {
             "bleu", "nlgmetrics.lexical.bleu:compute_bleu", LEXICAL, headline=("bleu",),
             per_example={"scores": "sentence_bleu"}, per_example_options={"sentence_scores": True},
             corpus_level=True, flat_skip=frozenset({"sys_len", "ref_len"}), refused_per_example=_BOOTSTRAP_REFUSED,
-            statistics="nlgmetrics.lexical.bleu:BLEU",
-            statistics_options={"tokenizer": "tokenize", "max_order": "max_ngram_order"},
+            statistics="nlgmetrics.lexical.bleu:HFBLEU",  # HF's BLEU, the number `bleu` is everywhere
         ),
         MetricSpec(
             "sacrebleu", "nlgmetrics.lexical.bleu:compute_sacrebleu", LEXICAL, headline=("sacrebleu",),

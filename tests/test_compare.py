@@ -39,7 +39,7 @@ def _sacrebleu_paired(systems, refs, baseline, test_type, n_samples, n_ar_confid
 def test_paired_bootstrap_equals_sacrebleu(wmt, baseline):
     systems, refs = wmt
     expected = _sacrebleu_paired(systems, refs, baseline, "bs", 1000)
-    rows = compare(systems, refs, ["bleu"], baseline=baseline, paired="bs", n_resamples=1000)
+    rows = compare(systems, refs, ["sacrebleu"], baseline=baseline, paired="bs", n_resamples=1000)
     assert [r["system"] for r in rows][0] == baseline and len(rows) == len(systems)
     for row in rows:
         oracle = expected[row["system"]]
@@ -53,7 +53,7 @@ def test_paired_bootstrap_equals_sacrebleu(wmt, baseline):
 def test_approximate_randomization_equals_sacrebleu(wmt):
     systems, refs = wmt
     expected = _sacrebleu_paired(systems, refs, "C-3MA", "ar", 2000, n_ar_confidence=200)
-    rows = compare(systems, refs, ["bleu"], baseline="C-3MA", paired="ar", n_trials=2000, n_resamples=200)
+    rows = compare(systems, refs, ["sacrebleu"], baseline="C-3MA", paired="ar", n_trials=2000, n_resamples=200)
     for row in rows:
         oracle = expected[row["system"]]
         assert (row["score"], row["p_value"], row["mean"], row["ci"]) == (
@@ -165,7 +165,9 @@ def test_embedding_metric_embeds_references_once(wmt):
         ({"n_resamples": 1}, ValueError, r"n_resamples must be an integer in \[2, 100000\]"),
         ({"metrics": ["nist_mt"]}, ValueError, "cannot be resampled"),
         ({"metrics": ["bleu"], "metric_options": {"bleu": {"sentence_scores": True}}}, ValueError,
-         "do not change its corpus score"),
+         "do not change bleu's corpus score"),
+        ({"metrics": ["bleu"], "metric_options": {"bleu": {"smooth_method": "floor"}}}, ValueError,
+         r"smooth_method do not change bleu's corpus score \(they change sacrebleu's: -m sacrebleu\)"),
         ({"metric_options": {"rouge": {}}}, ValueError, "names metrics that are not computed: rouge"),
         ({"systems": ["x", "y"]}, TypeError, "systems must be a dict"),
     ],

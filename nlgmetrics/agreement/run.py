@@ -29,11 +29,21 @@ PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 def metric_scores(judgments: Judgments, metric: str,
                   options: Mapping[str, Any] | None = None) -> tuple[str, np.ndarray]:
     """Score every judged cell with a registry metric: ``NAME`` (its headline per-segment score) or ``NAME:KEY``
-    (e.g. ``bertscore:bertscore_f1``, ``rouge:rougeL``). Error rates (TER) are negated, so that higher is better
-    for every metric; the returned name says so."""
-    from nlgmetrics.registry import get_metric, get_spec
+    (e.g. ``bertscore:bertscore_f1``, ``rouge:rougeL``; NAME in any case or an alias). Error rates (TER) are
+    negated, so that higher is better for every metric; the returned name says so."""
+    label, matrix, _ = _scored(judgments, metric, options)
+    return label, matrix
+
+
+def _scored(judgments: Judgments, metric: str,
+            options: Mapping[str, Any] | None = None) -> tuple[str, np.ndarray, str | None]:
+    """:func:`metric_scores` and the signature of the scores (:mod:`nlgmetrics.signature`)."""
+    from nlgmetrics.registry import get_spec, metric_name, score
+    from nlgmetrics.signature import of as signature_of
 
     name, _, wanted = metric.partition(":")
+    name = metric_name(name)
+    metric = name + (":" + wanted if wanted else "")
     spec = get_spec(name)
     keys = {k: k for k in spec.headline} if spec.per_example_lists else {c: k for k, c in spec.per_example.items()}
     keys.update({k: k for k in spec.per_example})
@@ -56,14 +66,14 @@ def metric_scores(judgments: Judgments, metric: str,
     refs = [judgments.references[i] for _, i in cells]
     if any(not isinstance(h, str) for h in hyps) or any(not r or not all(isinstance(x, str) for x in r) for r in refs):
         raise ValueError(f"scoring {name}: a judged segment has no hypothesis or no reference text.")
-    result = get_metric(name)(hyps, refs, **{**dict(options or {}), **spec.per_example_options})
+    result = score(name, hyps, refs, **{**dict(options or {}), **spec.per_example_options})
     values = np.asarray(result[key], dtype=float)
     label = metric
     if not spec.higher_is_better:
         values, label = -values, f"-{metric}"
     matrix = np.full(judgments.human.shape, np.nan)
     matrix[tuple(cells.T)] = values
-    return label, matrix
+    return label, matrix, signature_of(result)
 
 
 def _check_choice(values: Sequence[str], allowed: Sequence[str], what: str) -> list[str]:
@@ -94,8 +104,10 @@ def agree(
 
     Args:
         judgments: human scores (and optionally metric scores and texts), see :mod:`nlgmetrics.agreement.records`.
-        metrics: registry metric names (``NAME`` or ``NAME:KEY``) to score on the judged texts, besides the metric
-            scores ``judgments`` carries.
+        metrics: registry metric names (``NAME`` or ``NAME:KEY``; any case or alias) to score on the judged texts,
+            besides the metric scores ``judgments`` carries.
+        metric_options: ``{NAME: {option: value}}`` for the metrics scored here (names and option aliases as the
+            registry reads them; options under a metric that is not scored are an error).
         levels: ``"segment"`` and/or ``"system"``.
         statistics: any of :data:`nlgmetrics.agreement.statistics.STATISTICS`.
         average_by: segment level: ``"none"``, ``"item"`` or ``"sys"`` (system level always uses all systems).
@@ -107,7 +119,10 @@ def agree(
         keep_scores: also return every metric's ``(n_systems, n_items)`` score matrix under ``"scores"``.
     Returns:
         ``{"rows": [...], "pvalues": {"LEVEL/STATISTIC": {"order": [...], "matrix": [[...]]}}, "systems",
-        "items", "judged", "dropped"}`` (``matrix[i][j]``: permutation p-value that metric i beats metric j; Pearson
+        "items", "judged", "dropped", "signatures", "n_resamples", "k", "seed", "alpha", "threshold",
+        "test_signature"}`` (``signatures``: each metric scored here -> its signature; ``test_signature``: the
+        resampling and permutation settings, :func:`nlgmetrics.signature.significance_signature`;
+        ``matrix[i][j]``: permutation p-value that metric i beats metric j; Pearson
         without grouping adds Williams' ``"williams"`` matrix); a row per level, statistic and metric (sorted by
         agreement) holds ``value`` (None when undefined, with ``reason``), ``ci_low``/``ci_high``, ``rank``
         (significance cluster, 1 = best; None without a test), ``groups``, ``cells`` and ``epsilon`` (acc_eq).
@@ -128,9 +143,11 @@ def agree(
         raise ValueError(f"alpha must be between 0 and 1 (e.g. 0.05), got {alpha!r}.")
     if isinstance(metrics, str):
         metrics = [metrics]
+    metrics, metric_options = _resolved(metrics, metric_options)
     scores = dict(judgments.metrics)
+    signatures: dict[str, str | None] = {}
     for name in dict.fromkeys(metrics):
-        label, matrix = metric_scores(judgments, name, (metric_options or {}).get(name.partition(":")[0]))
+        label, matrix, signatures[label] = _scored(judgments, name, metric_options.get(name.partition(":")[0]))
         if label in scores:
             raise ValueError(f"metric {label!r} is both given as scores and named to be scored; rename the column.")
         scores[label] = matrix
@@ -167,11 +184,32 @@ def agree(
                              "value": result.value, "ci_low": low, "ci_high": high, "rank": rank,
                              "reason": result.reason, "groups": result.groups, "cells": result.cells,
                              "epsilon": result.epsilon})
+    from nlgmetrics.signature import significance_signature
+
     result = {"rows": rows, "pvalues": pvalues, "systems": len(judgments.systems), "items": len(judgments.items),
-              "judged": int((~np.isnan(human)).sum()), "dropped": judgments.dropped}
+              "judged": int((~np.isnan(human)).sum()), "dropped": judgments.dropped, "signatures": signatures,
+              "n_resamples": n_resamples, "k": k, "seed": seed, "alpha": alpha, "threshold": threshold,
+              "test_signature": significance_signature("agree", resamples=n_resamples, trials=k, seed=seed,
+                                                       alpha=alpha, threshold=threshold)}
     if keep_scores:
         result["scores"] = scores
     return result
+
+
+def _resolved(metrics: Sequence[str], metric_options: Mapping[str, Mapping[str, Any]] | None
+              ) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """``metrics`` with each NAME resolved by the registry (``CHRF`` -> ``chrf``, ``NAME:KEY`` kept), and the options
+    of each metric scored, as the suite reads them (:func:`nlgmetrics.integration.suite.metric_options_for`: names
+    through the registry, options under a metric that is not scored are an error)."""
+    from nlgmetrics.integration.suite import metric_options_for
+    from nlgmetrics.registry import metric_name
+
+    resolved = []
+    for metric in metrics:
+        name, colon, key = str(metric).partition(":")
+        resolved.append(metric_name(name) + colon + key)
+    bases = list(dict.fromkeys(metric.partition(":")[0] for metric in resolved))
+    return resolved, metric_options_for(bases, metric_options)
 
 
 def _williams(human: np.ndarray, scores: Mapping[str, np.ndarray], order: list[str]) -> list[list[float]] | None:
@@ -202,8 +240,12 @@ def merge(results: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     for name, result in results.items():
         rows += [{"dataset": name, **row} for row in result["rows"]]
         pvalues.update({f"{name}/{key}": value for key, value in result["pvalues"].items()})
-        counts[name] = {key: result[key] for key in ("systems", "items", "judged", "dropped")}
-    return {"rows": rows, "pvalues": pvalues, "datasets": counts}
+        counts[name] = {key: result[key] for key in ("systems", "items", "judged", "dropped", "signatures")
+                        if key in result}
+    settings = ("n_resamples", "k", "seed", "alpha", "threshold", "test_signature")
+    first = next(iter(results.values()), {})
+    return {"rows": rows, "pvalues": pvalues, "datasets": counts, **{key: first[key] for key in settings
+                                                                     if key in first}}
 
 
 def _panel(row: Mapping[str, Any]) -> tuple:
@@ -268,6 +310,7 @@ def report(result: Mapping[str, Any], fmt: str = "table") -> str:
              "better, permutation test p <= alpha)."]
     notes += [f"{r['metric']} {' '.join(str(x) for x in _panel(r)[:3] if x)}: undefined ({r['reason']})"
               for r in rows if r["value"] is None]
+    notes += _signature_notes(result)
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         return "\n".join(lines + ["| " + " | ".join(line) + " |" for line in body] + notes)
@@ -275,6 +318,17 @@ def report(result: Mapping[str, Any], fmt: str = "table") -> str:
     lines = ["  ".join(t.ljust(w) for t, w in zip(line, widths)).rstrip() for line in [header, *body]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines + notes)
+
+
+def _signature_notes(result: Mapping[str, Any]) -> list[str]:
+    """``metric: signature`` of every metric scored here (per dataset of a merged result, each once) and the
+    test's settings."""
+    signatures = dict(result.get("signatures") or {})
+    for counts in (result.get("datasets") or {}).values():
+        for metric, signature in (counts.get("signatures") or {}).items():
+            signatures.setdefault(metric, signature)
+    notes = [f"{metric}: {signature}" for metric, signature in signatures.items() if signature]
+    return notes + ([f"significance: {result['test_signature']}"] if result.get("test_signature") else [])
 
 
 def check_plot_path(path: str | Path, inputs: Sequence[str | Path] = ()) -> Path:

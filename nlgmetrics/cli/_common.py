@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from nlgmetrics.cli._boundary import CLIError
-from nlgmetrics.registry import EMBEDDING, get_spec, metric_name, metrics_of_kind
+from nlgmetrics.registry import EMBEDDING, SOURCES_NONE, get_spec, metric_name, metrics_of_kind
 
 EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
 PROGRESS_MIN_LINES = 2000
@@ -67,11 +67,15 @@ def load_pairs(
     return predictions, references, sources
 
 
-def check_inputs(metric: str, references: Any, sources: Any) -> None:
-    """The metric's spec accepts these inputs (sources where read, references unless optional); a CLIError with
-    the flag to add or drop otherwise."""
+def check_inputs(metric: str | Sequence[str], references: Any, sources: Any) -> None:
+    """The metrics' specs accept these inputs (references unless optional; sources where read: with several metrics
+    they go to those that read them, and at least one must); a CLIError with the flag to add or drop otherwise."""
+    metrics = [metric] if isinstance(metric, str) else list(metric)
+    readers = [name for name in metrics if get_spec(name).sources != SOURCES_NONE]
     try:
-        get_spec(metric).input_arguments(sources, references is not None)
+        for name in metrics:
+            given = sources if (name in readers or not readers) else None
+            get_spec(name).input_arguments(given, references is not None)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
 

@@ -55,37 +55,56 @@ def per_example_means(metric: str, result: dict) -> dict[str, float]:
 
 
 def format_result(metric: str, result: dict, fmt: str) -> str:
-    """``result`` as a table (scalars, short number lists, and the mean of every per-example list), JSON or CSV (the
-    whole result, plus ``mean``: the per-example means, :func:`per_example_means`)."""
-    means = per_example_means(metric, result)
-    if means and fmt in ("json", "csv"):
-        result = {**result, ("mean" if "mean" not in result else "means"): means}
+    """One metric's result (:func:`format_results` of one)."""
+    return format_results({metric: result}, fmt)
+
+
+def format_results(results: dict[str, dict], fmt: str) -> str:
+    """Every metric's result in one output: a table (per metric its scalars, short number lists, and the mean of
+    every per-example list; one column width), JSON (one metric: its result object with ``metric``; several: a list
+    of them, in the order given) or CSV (``metric,key,value`` rows of every metric under one header). JSON and CSV
+    hold the whole result (signature included), plus ``mean``: the per-example means (:func:`per_example_means`)."""
+    shown = {}
+    for metric, result in results.items():
+        means = per_example_means(metric, result)
+        shown[metric] = (result, means)
     if fmt == "json":
         non_finite: list[str] = []
-        ready = _json_ready({"metric": metric, **result}, "", non_finite)
+        objects = []
+        for metric, (result, means) in shown.items():
+            extra = {("mean" if "mean" not in result else "means"): means} if means else {}
+            where = "" if len(shown) == 1 else f"{metric}."
+            objects.append(_json_ready({"metric": metric, **result, **extra}, where.rstrip("."), non_finite))
         if non_finite:
-            shown = ", ".join(non_finite[:5]) + (f" and {len(non_finite) - 5} more" if len(non_finite) > 5 else "")
-            print(f"nlgmetrics: warning: {shown} not a finite number; written as null (JSON has no NaN or "
+            listed = ", ".join(non_finite[:5]) + (f" and {len(non_finite) - 5} more" if len(non_finite) > 5 else "")
+            print(f"nlgmetrics: warning: {listed} not a finite number; written as null (JSON has no NaN or "
                   "Infinity)", file=sys.stderr)
-        return json.dumps(ready, indent=1, ensure_ascii=False, allow_nan=False)
+        return json.dumps(objects[0] if len(objects) == 1 else objects, indent=1, ensure_ascii=False,
+                          allow_nan=False)
     if fmt == "csv":
         rows = [["metric", "key", "value"]]
-        for key, value in result.items():
-            if isinstance(value, list):
-                rows += [[metric, f"{key}[{i}]", v] for i, v in enumerate(value)]
-            elif isinstance(value, dict):
-                rows += [[metric, f"{key}.{k}", v] for k, v in value.items()]
-            else:
-                rows.append([metric, key, value])
+        for metric, (result, means) in shown.items():
+            extra = {("mean" if "mean" not in result else "means"): means} if means else {}
+            for key, value in {**result, **extra}.items():
+                if isinstance(value, list):
+                    rows += [[metric, f"{key}[{i}]", v] for i, v in enumerate(value)]
+                elif isinstance(value, dict):
+                    rows += [[metric, f"{key}.{k}", v] for k, v in value.items()]
+                else:
+                    rows.append([metric, key, value])
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(rows)
         return buffer.getvalue().rstrip("\n")
-    items = [(f"{key} (mean of {len(result[key])})" if key in means else key, value)
-             for key, value in scalar_items({k: (means[k] if k in means else v) for k, v in result.items()})]
-    width = max((len(key) for key, _ in items), default=0)
-    lines = [f"{metric}"]
-    for key, value in items:
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        lines.append(f"  {key:<{width}}  {shown}")
+    tables = {}
+    for metric, (result, means) in shown.items():
+        tables[metric] = [(f"{key} (mean of {len(result[key])})" if key in means else key, value)
+                          for key, value in scalar_items({k: (means[k] if k in means else v) for k, v in result.items()})]
+    width = max((len(key) for items in tables.values() for key, _ in items), default=0)
+    lines = []
+    for metric, items in tables.items():
+        lines.append(f"{metric}")
+        for key, value in items:
+            text = f"{value:.4f}" if isinstance(value, float) else str(value)
+            lines.append(f"  {key:<{width}}  {text}")
     return "\n".join(lines)
 

@@ -86,8 +86,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise CLIError("compare reads every system, reference and source from files; '-' (standard input) is not "
                        "supported")
     baseline, references, sources = load_pairs(args.baseline, args.references, args.sources)  # one line per segment
-    for metric in metrics:
-        check_inputs(metric, references, sources)
+    check_inputs(metrics, references, sources)
     systems = {names[0]: baseline}
     for name, path in zip(names[1:], args.systems):
         systems[name] = read_text_file(path)

@@ -60,7 +60,8 @@ def test_per_metric_options_go_only_to_their_metric():
         {"bleu": {"tokenizer": "char"}, "rouge": {"rouge_types": ["rouge2"], "use_stemmer": True}},
     )
     assert "tok:char" in results["bleu"]["signature"]
-    assert set(results["rouge"]) == {"rouge2", "rouge2_precision", "rouge2_recall"}
+    assert set(results["rouge"]) == {"rouge2", "rouge2_precision", "rouge2_recall", "signature"}
+    assert results["rouge"]["signature"].startswith("types:rouge2|agg:mean|stem:yes|")
     with pytest.raises(ValueError, match="not computed"):
         compute_suite(PREDICTIONS, REFERENCES, ["bleu"], {"rouge": {}})
     with pytest.raises(ValueError, match="unknown metric"):

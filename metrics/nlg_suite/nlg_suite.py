@@ -49,10 +49,13 @@ Args:
     num_layers, device, batch_size, dtype: passed to every metric that takes them (the embedding metrics).
     sentence_split: None (default: texts as given), 'regex' or 'punkt': one sentence per line for ROUGE's rougeLsum.
     flat: bool, a flat dict of floats (default True) or {metric: its full result} (False).
+    return_signature: bool, also return `signatures`: {metric: its signature}, the settings behind its numbers
+        (default False; with flat=False each result holds its own `signature`).
 Returns:
     flat=True: every numeric score of every metric (bleu, bleu_score, rouge1, rouge1_precision, ..., meteor,
     bertscore_precision/recall/f1 as means over examples, moverscore as the mean score).
     flat=False: {metric: the metric's own result dict}, with signatures, hashcodes and per-example lists.
+    signatures: {metric: signature} (with return_signature=True).
 Examples:
     >>> suite = evaluate.load("./metrics/nlg_suite")
     >>> predictions = ["The cat sat on the mat.", "Look at the dog over there!"]
@@ -84,10 +87,14 @@ class NLGSuite(evaluate_support.NLGMetric):
     def _compute(
         self, predictions, references, metrics=None, metric_options=None, model_type=BUNDLED_ENCODER_ID,
         num_layers=None, device=None, batch_size=None, dtype=None, sentence_split=None, flat=True,
+        return_signature=False,
     ):
         shared = {"model_type": model_type, "num_layers": num_layers, "device": device, "batch_size": batch_size,
                   "dtype": dtype}
         results = suite.compute_suite(
             predictions, references, metrics, metric_options, shared_options=shared, sentence_split=sentence_split
         )
-        return suite.flatten_suite(results) if flat else results
+        out = suite.flatten_suite(results) if flat else results
+        if return_signature:
+            out = {**out, "signatures": suite.suite_signatures(results)}
+        return out

@@ -51,7 +51,7 @@ except ImportError as error:  # one line naming the extra, not a ModuleNotFoundE
                             f"({error})") from error
 
 from nlgmetrics.integration.samplewise import (
-    SampleText, check_options, corpus_headline, reads_sources, score_sample, signature,
+    SampleText, check_options, corpus_headline, reads_sources, result_key, score_sample, signature,
 )
 from nlgmetrics.registry import SPECS, get_spec
 
@@ -60,8 +60,9 @@ INPUT = "input"
 
 @metric(scores="unreduced")
 def headline(metric: str) -> Metric:
-    """The headline of nlgmetrics metric ``metric`` over the whole corpus (one value per headline key), from the texts
-    and options each sample's score carries in its metadata; per epoch, then the mean over epochs."""
+    """The headline of nlgmetrics metric ``metric`` over the whole corpus (one value per headline key, named with the
+    options that differ from the defaults: ``chrf[word_order=2]``, :func:`~nlgmetrics.integration.samplewise.result_key`),
+    from the texts and options each sample's score carries in its metadata; per epoch, then the mean over epochs."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         epochs: dict[int, list[Score]] = defaultdict(list)
@@ -79,9 +80,11 @@ def headline(metric: str) -> Metric:
             samples = [SampleText.from_dict(s.metadata) for s in epoch_scores]
             values = [s.value if isinstance(s.value, dict) else {get_spec(metric).headline[0]: s.value}
                       for s in epoch_scores]
-            per_epoch.append(corpus_headline(metric, json.loads(options.pop()), samples, values))
+            options_used = options.pop()
+            per_epoch.append(corpus_headline(metric, json.loads(options_used), samples, values))
         keys = [key for key in get_spec(metric).headline if all(key in e for e in per_epoch)]
-        return {key: sum(e[key] for e in per_epoch) / len(per_epoch) for key in keys}
+        return {result_key(metric, key, json.loads(options_used)): sum(e[key] for e in per_epoch) / len(per_epoch)
+                for key in keys}
 
     return compute
 

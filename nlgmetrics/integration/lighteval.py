@@ -50,7 +50,7 @@ except ImportError as error:  # one line naming the extra, not a ModuleNotFoundE
                             f"'nlgmetrics[lighteval]' ({error})") from error
 
 from nlgmetrics.integration.samplewise import (
-    SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, score_batch,
+    SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, result_key, score_batch,
 )
 from nlgmetrics.registry import get_spec
 
@@ -77,27 +77,27 @@ def _sample(doc: Doc, model_response: Any, metric: str, source_field: str | None
 
 class SampleTexts(Preparator):
     """Per sample: its texts (prediction, references, source) as a dict, for the corpus aggregation; under each
-    headline name for a grouping."""
+    reported name for a grouping."""
 
-    def __init__(self, metric: str, source_field: str | None):
-        self.metric, self.source_field = metric, source_field
+    def __init__(self, metric: str, source_field: str | None, names: list[str]):
+        self.metric, self.source_field, self.names = metric, source_field, names
 
     def prepare(self, doc: Doc, model_response: Any, **kwargs: Any) -> dict:
         texts = _sample(doc, model_response, self.metric, self.source_field).as_dict()
-        names = get_spec(self.metric).headline
-        return {name: texts for name in names} if len(names) > 1 else texts
+        return {name: texts for name in self.names} if len(self.names) > 1 else texts
 
 
 class CorpusHeadline:
-    """The aggregation: the metric's headline over all samples' texts, as ``{name: value}`` (lighteval then takes
-    every headline score from this one call)."""
+    """The aggregation: the metric's headline over all samples' texts, as ``{reported name: value}`` (lighteval then
+    takes every headline score from this one call)."""
 
     def __init__(self, metric: str, options: dict[str, Any]):
         self.metric, self.options = metric, options
         self.__name__ = f"nlgmetrics_{metric}_corpus"
 
     def __call__(self, items: list[dict]) -> dict[str, float]:
-        return corpus_headline(self.metric, self.options, [SampleText.from_dict(item) for item in items])
+        values = corpus_headline(self.metric, self.options, [SampleText.from_dict(item) for item in items])
+        return {result_key(self.metric, key, self.options): value for key, value in values.items()}
 
 
 class SegmentScores(SampleLevelComputation):
@@ -120,14 +120,16 @@ def average_of_scored(values: list[float | None]) -> float:
 
 def nlgmetrics_metric(metric: str, *, source_field: str | None = QUERY, **options: Any) -> Metric:
     """The lighteval metric of nlgmetrics metric ``metric`` with its keyword ``options`` (see the module docstring);
-    its result keys are the metric's headline names (``bleu``; ``rouge1`` ... ``rougeLsum``; ``bertscore_f1`` ...)."""
+    its result keys are the metric's headline names (``bleu``; ``rouge1`` ... ``rougeLsum``; ``bertscore_f1`` ...),
+    each with the options that differ from the metric's defaults (``chrf[word_order=2]``: chrF++, never under
+    ``chrf``; :func:`nlgmetrics.integration.samplewise.result_key`), so each configuration has its own keys."""
     spec = get_spec(metric)
     options = check_options(spec.name, options)
     if not reads_sources(spec.name):
         source_field = None
-    names = list(spec.headline)
+    names = [result_key(spec.name, key, options) for key in spec.headline]
     if recomputes_corpus(spec.name):
-        preparator, aggregation = SampleTexts(spec.name, source_field), CorpusHeadline(spec.name, options)
+        preparator, aggregation = SampleTexts(spec.name, source_field, names), CorpusHeadline(spec.name, options)
         if len(names) == 1:
             return CorpusLevelMetric(metric_name=names[0], higher_is_better=spec.higher_is_better,
                                      category=SamplingMethod.GENERATIVE, sample_level_fn=preparator,

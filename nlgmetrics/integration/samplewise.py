@@ -139,9 +139,46 @@ def score_batch(metric: str, options: Mapping[str, Any], samples: Sequence[Sampl
 
 
 def signature(result: Mapping[str, Any]) -> str | None:
-    """The result's signature (sacrebleu-style ``signature`` or bert_score's ``hashcode``), if it has one."""
-    value = result.get("signature", result.get("hashcode"))
-    return value if isinstance(value, str) else None
+    """The result's signature (:func:`nlgmetrics.signature.of`), if it has one."""
+    from nlgmetrics.signature import of
+
+    return of(result)
+
+
+#: options that say how a number is computed (where, in what batches, with what progress, cache or retries), not
+#: which number: they do not make another configuration (:func:`result_key`)
+RUN_OPTIONS = frozenset({"device", "batch_size", "verbose", "progress_bar", "distributed", "nthreads", "num_threads",
+                         "gpus", "cache", "max_concurrency", "max_retries", "timeout", "api_key", KEY_ENV_OPTION})
+
+
+def result_key(metric: str, key: str, options: Mapping[str, Any]) -> str:
+    """The name a framework reports headline ``key`` of ``metric`` under: ``key`` with the metric's defaults, else
+    ``key[option=value,...]`` naming each option that differs from the compute function's default (a path or hub id
+    by its last part; :data:`RUN_OPTIONS` left out), so two configurations never share a key (``chrf`` is chrF,
+    ``chrf[word_order=2]`` chrF++)."""
+    import inspect
+
+    from nlgmetrics.signature import value as shown
+
+    defaults = {name: p.default for name, p in inspect.signature(get_spec(metric).function).parameters.items()}
+    changed = []
+    for name in sorted(options):
+        item = options[name]
+        if name in RUN_OPTIONS or (name in defaults and defaults[name] is not inspect.Parameter.empty
+                                   and _same(defaults[name], item)):
+            continue
+        text = shown(item)
+        changed.append(f"{name}={text.rstrip('/').rsplit('/', 1)[-1] if '/' in text else text}")
+    return f"{key}[{','.join(changed)}]" if changed else key
+
+
+def _same(default: Any, given: Any) -> bool:
+    if isinstance(default, bool) != isinstance(given, bool):  # True == 1, but smooth=1 is not a default
+        return False
+    try:
+        return bool(default == given)
+    except Exception:  # noqa: BLE001 - values that do not compare (arrays)
+        return False
 
 
 def corpus_headline(metric: str, options: Mapping[str, Any], samples: Sequence[SampleText],

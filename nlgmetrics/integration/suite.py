@@ -19,6 +19,7 @@ import re
 from typing import Any, Callable, Mapping, Sequence
 
 from nlgmetrics.registry import SOURCES_NONE, SPECS, get_metric, get_spec, metric_name, score, self_contained_metrics
+from nlgmetrics.signature import extend, of
 
 #: options given once to a suite and passed to every metric whose compute function takes them.
 SHARED_OPTIONS = ("model_type", "num_layers", "device", "dtype", "batch_size")
@@ -157,7 +158,7 @@ def compute_suite(
     spec) are split into lines (see :func:`split_sentences`; default ``None``: as given). ``sources``: one source
     text per prediction, given to the metrics that read them (COMET; their spec's ``sources``), ignored by the others;
     a metric that needs them raises a ``ValueError`` without them. ``references`` may be None when every metric is
-    reference-free.
+    reference-free. A metric whose texts were split names the split in its signature (``sentence_split:regex``).
     """
     names = check_metrics(metrics)
     options = metric_options_for(names, metric_options, shared_options)
@@ -177,7 +178,14 @@ def compute_suite(
             preds, refs = split_predictions, split_references
         own_sources = sources if get_spec(name).sources != SOURCES_NONE else None
         results[name] = score(name, preds, refs, sources=own_sources, **options[name])
+        if preds is not predictions and isinstance(results[name].get("signature"), str):  # the split is a setting
+            results[name]["signature"] = extend(results[name]["signature"], [("sentence_split", sentence_split)])
     return results
+
+
+def suite_signatures(results: Mapping[str, Mapping[str, Any]]) -> dict[str, str | None]:
+    """Each metric's signature in :func:`compute_suite`'s results (:func:`nlgmetrics.signature.of`)."""
+    return {name: of(result) for name, result in results.items()}
 
 
 def flatten_suite(results: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:

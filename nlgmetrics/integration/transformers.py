@@ -14,7 +14,9 @@ replaced by the pad id, both are decoded without special tokens and stripped, an
 :func:`nlgmetrics.integration.suite.compute_suite`. The result is a flat dict of floats (``bleu``, ``rouge1``,
 ``bertscore_f1``, ``moverscore``, ... and ``gen_len``, the mean number of generated tokens); Trainer prefixes them
 with ``eval_``. With ``batch_eval_metrics=True`` each batch is decoded and kept, and the metrics run once over all of
-them when Trainer passes ``compute_result=True``.
+them when Trainer passes ``compute_result=True``. Trainer's logs take floats only, so each metric's signature (the
+settings behind its numbers, ``sentence_split`` for rougeLsum included) is kept in ``compute_metrics.signatures``
+after every evaluation.
 
 Models load once: the embedding metrics share one process-wide encoder per model and device, and an embedding cache
 (the references, unchanged between evaluations, are embedded once). ``warmup=True`` (default) scores one dummy pair
@@ -42,7 +44,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from nlgmetrics.integration.suite import accepts, check_metrics, compute_suite, flatten_suite, metric_options_for
+from nlgmetrics.integration.suite import (
+    accepts, check_metrics, compute_suite, flatten_suite, metric_options_for, suite_signatures,
+)
 from nlgmetrics.registry import SOURCES_NONE, get_metric, get_spec
 
 DEFAULT_METRICS = ("bleu", "rouge")
@@ -103,6 +107,9 @@ class ComputeMetrics:
         self._references: list[str] = []
         self._sources: list[str] = []
         self._generated_tokens = 0
+        #: each metric's signature from the last :meth:`compute` (:mod:`nlgmetrics.signature`; Trainer's logs hold
+        #: floats only)
+        self.signatures: dict[str, str | None] = {}
         if warmup:
             local = {name: {k: v for k, v in options.items() if k != "distributed"}  # this rank alone
                      for name, options in self.metric_options.items()}
@@ -151,6 +158,7 @@ class ComputeMetrics:
             predictions, references, self.metrics, self.metric_options, sentence_split=self.sentence_split,
             sources=sources,
         )
+        self.signatures = suite_signatures(results)  # Trainer logs floats only: the settings are kept here
         flat = flatten_suite(results)
         if self.keys is not None:
             missing = [key for key in self.keys if key not in flat]

@@ -143,7 +143,8 @@ def _example_scores(
     if spec.corpus_level or not (spec.per_example or spec.per_example_lists):
         raise ValueError(
             f"compare: {name} is a corpus statistic without additive per-segment statistics here, so it cannot be "
-            "resampled; leave it out of metrics (bleu, sacrebleu and chrf can be)."
+            f"resampled; leave it out of metrics (the corpus statistics that can be: "
+            f"{', '.join(n for n, s in SPECS.items() if s.statistics)}; and every metric with per-segment scores)."
         )
     per_system = {}
     for system, preds in systems.items():

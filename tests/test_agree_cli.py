@@ -141,7 +141,7 @@ def test_bad_input(wmt):
         agree(read_wmt_da(MINI / "DA-seglevel.csv", "de-en"))
     with pytest.raises(ValueError, match="unknown statistic 'r'"):
         agree(wmt, ["bleu"], statistics=["r"])
-    named_twice = Judgments.from_records(["a"] * 3, [1, 2, 3], [1.0, 2.0, 3.0], {"bleu": [1.0, 2.0, 2.5]},
+    named_twice = Judgments.from_records(["a"] * 3, [1, 2, 3], [1.0, 2.0, 3.0], {"sentence_bleu": [1.0, 2.0, 2.5]},
                                          ["x y", "y z", "z"], ["x y", "y", "z"])
     with pytest.raises(ValueError, match="both given as scores and named"):
         agree(named_twice, ["bleu"], n_resamples=0, k=0)

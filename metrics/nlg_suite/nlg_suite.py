@@ -49,6 +49,8 @@ Args:
     num_layers, device, batch_size, dtype: passed to every metric that takes them (the embedding metrics).
     sentence_split: None (default: texts as given), 'regex' or 'punkt': one sentence per line for ROUGE's rougeLsum.
     flat: bool, a flat dict of floats (default True) or {metric: its full result} (False).
+    sources: list of str, one source text per prediction, for the metrics that read sources (COMET, MetricX, the
+        judge); the others ignore them (default None).
     return_signature: bool, also return `signatures`: {metric: its signature}, the settings behind its numbers
         (default False; with flat=False each result holds its own `signature`).
 Returns:
@@ -87,12 +89,13 @@ class NLGSuite(evaluate_support.NLGMetric):
     def _compute(
         self, predictions, references, metrics=None, metric_options=None, model_type=BUNDLED_ENCODER_ID,
         num_layers=None, device=None, batch_size=None, dtype=None, sentence_split=None, flat=True,
-        return_signature=False,
+        return_signature=False, sources=None,
     ):
         shared = {"model_type": model_type, "num_layers": num_layers, "device": device, "batch_size": batch_size,
                   "dtype": dtype}
         results = suite.compute_suite(
-            predictions, references, metrics, metric_options, shared_options=shared, sentence_split=sentence_split
+            predictions, references, metrics, metric_options, shared_options=shared, sentence_split=sentence_split,
+            sources=sources,
         )
         out = suite.flatten_suite(results) if flat else results
         if return_signature:

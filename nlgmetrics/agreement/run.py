@@ -28,9 +28,10 @@ PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 
 def metric_scores(judgments: Judgments, metric: str,
                   options: Mapping[str, Any] | None = None) -> tuple[str, np.ndarray]:
-    """Score every judged cell with a registry metric: ``NAME`` (its headline per-segment score) or ``NAME:KEY``
-    (e.g. ``bertscore:bertscore_f1``, ``rouge:rougeL``; NAME in any case or an alias). Error rates (TER) are
-    negated, so that higher is better for every metric; the returned name says so."""
+    """Score every judged cell with a registry metric: ``NAME`` (its headline per-segment score, named after it:
+    ``sentence_bleu`` for BLEU, whose corpus score is another statistic; ``rouge1``; ``bertscore_precision``) or
+    ``NAME:KEY`` (e.g. ``bertscore:bertscore_f1``, ``rouge:rougeL``; NAME in any case or an alias). Error rates (TER)
+    are negated, so that higher is better for every metric; the returned name says so (``-sentence_ter``)."""
     label, matrix, _ = _scored(judgments, metric, options)
     return label, matrix
 
@@ -68,9 +69,11 @@ def _scored(judgments: Judgments, metric: str,
         raise ValueError(f"scoring {name}: a judged segment has no hypothesis or no reference text.")
     result = score(name, hyps, refs, **{**dict(options or {}), **spec.per_example_options})
     values = np.asarray(result[key], dtype=float)
-    label = metric
+    # named after what it holds: NAME alone is its per-segment column (a corpus metric's is another statistic,
+    # sentence_bleu; ROUGE's first type, rouge1), as Ray's columns and the suite's keys name them
+    label = metric if wanted else spec.per_example.get(key, key)
     if not spec.higher_is_better:
-        values, label = -values, f"-{metric}"
+        values, label = -values, f"-{label}"
     matrix = np.full(judgments.human.shape, np.nan)
     matrix[tuple(cells.T)] = values
     return label, matrix, signature_of(result)

@@ -147,17 +147,16 @@ def signature(rouge_types: Any, use_aggregator: bool, aggregator: str, numpy_see
               seed: int | None, flavor: str, perl_options: dict[str, Any]) -> str:
     """How the numbers were computed (:mod:`nlgmetrics.signature`), e.g.
     ``types:rouge1,rouge2,rougeL,rougeLsum|agg:mean|stem:no|tok:rouge_score|multi_ref:best|version:...``: the
-    aggregator (``mean``; ``bootstrap`` with its numpy seed, HF evaluate's; ``none`` per example) and every option
-    that changes a score; options at their default that only some types read are left out."""
+    aggregator (``mean``; ``bootstrap`` with its numpy seed, HF evaluate's; named also for per-example results, whose
+    mean or bootstrap it is) and every option that changes a score; options at their default that only some types
+    read are left out."""
     from nlgmetrics.signature import build, unless_default
     from nlgmetrics.text.tokenizers import tokenizer_name
 
     types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types or DEFAULT_ROUGE_TYPES)
-    if not use_aggregator:
-        agg = "none"
-    elif flavor != "rouge_score":
+    if flavor != "rouge_score":
         agg = "perl-bootstrap"
-    else:
+    else:  # the aggregator that makes a corpus score of the per-example ones (use_aggregator=False: those alone)
         agg = aggregator if aggregator == "mean" else f"{aggregator}[numpy_seed={numpy_seed}]"
     interval = [("bs", n_bootstrap), ("ci", float(confidence_interval)), ("seed", seed)] if n_bootstrap else []
     return build([

@@ -90,6 +90,10 @@ def _no_additive_statistics(spec: MetricSpec, options: Mapping[str, Any]) -> boo
     return spec.corpus_level and not spec.statistics
 
 
+def _no_per_example(spec: MetricSpec, options: Mapping[str, Any]) -> bool:
+    return not spec.per_example and not spec.per_example_lists
+
+
 def _corpus_idf(spec: MetricSpec, options: Mapping[str, Any]) -> bool:
     from nlgmetrics.integration.samplewise import sample_options
 
@@ -117,9 +121,9 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference("compare", _no_additive_statistics, "refused", "a corpus statistic without additive per-segment "
                "statistics cannot be resampled segment by segment", match="cannot be resampled"),
     Difference("cli.compare", _no_additive_statistics, "refused", "as for compare", match="cannot be resampled"),
-    Difference("agree", lambda spec, options: not spec.per_example and not spec.per_example_lists, "refused",
+    Difference("agree", _no_per_example, "refused",
                "agree correlates per-segment scores; this metric has none", match="no per-segment score"),
-    Difference("cli.agree", lambda spec, options: not spec.per_example and not spec.per_example_lists, "refused",
+    Difference("cli.agree", _no_per_example, "refused",
                "as for agree", match="no per-segment score"),
     Difference("agree", lambda spec, options: spec.sources == "optional" and spec.input_needs is not None,
                "refused", _PER_SEGMENT_SOURCES, match="needs sources"),
@@ -136,7 +140,7 @@ DIFFERENCES: tuple[Difference, ...] = (
                "results' configs"),
     Difference("ray", _every, "no_signature", "score_dataset adds score columns to the rows; the options are the "
                "caller's"),
-    Difference("ray", _no_additive_statistics, "refused", "a corpus statistic with no per-example score has no "
+    Difference("ray", _no_per_example, "refused", "a corpus statistic with no per-example score has no "
                "column", match="no per-example score"),
 )
 

@@ -1,6 +1,8 @@
 """Ray Data path (nlgmetrics.integration.ray_data) on a local two-CPU Ray cluster: per-example scores from an actor
 pool equal the single-process compute functions over the whole corpus, corpus idf included; the judge's key reaches
-the actors through the workers' environment (api_key_env), never through the shipped options."""
+the actors through the workers' environment (api_key_env), never through the shipped options. The same pool scores
+every metric of the spec with a per-example score (tiny checkpoints for the learned ones): Ray's row of the
+cross-entry-point matrix (tests/entry_matrix.py)."""
 
 from __future__ import annotations
 
@@ -17,13 +19,18 @@ from nlgmetrics.integration.ray_data import (  # noqa: E402
     CorpusIdf, MetricScorer, batch_texts, columns, corpus_idfs, score_dataset,
 )
 from nlgmetrics.errors import OptionError  # noqa: E402
-from nlgmetrics.registry import available_metrics, get_metric  # noqa: E402
+from nlgmetrics.registry import SPECS, available_metrics, get_metric  # noqa: E402
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
+
+from entry_matrix import Outcome, Texts, check, model_options, refusal  # noqa: E402
+from entry_matrix import expected as expected_scores  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a local Ray cluster and actor pools
 
 N = 40
 METRICS = ["bertscore", "moverscore", "bleu", "rouge", "meteor"]
+#: the matrix's metrics: every one Ray does not refuse (tests/entry_matrix.py DIFFERENCES), the judge as below
+MATRIX = [m for m in SPECS if refusal("ray", m, {}) is None and m != "llm_judge"]
 MODEL = {"model_type": BUNDLED_ENCODER_ID}
 #: exported on the "node" (before ray.init) and removed from the driver after it: only the workers hold it
 JUDGE_KEY_VARIABLE, JUDGE_KEY = "NLGMETRICS_TEST_RAY_JUDGE_KEY", "sk-RAY-WORKER-KEY-5150"
@@ -50,14 +57,17 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def pairs(wmt17_ende) -> dict:
-    """40 real WMT17 en-de pairs (uedin-nmt outputs against the reference), each with an id."""
+    """40 real WMT17 en-de pairs (uedin-nmt outputs against the reference), each with an id; the metrics that read a
+    source (COMET) get another system's output in its place (what they score it with does not matter here)."""
     system = wmt17_ende["systems"]["uedin-nmt.4722"]
-    return {"id": list(range(N)), "prediction": system[:N], "reference": wmt17_ende["reference"][:N]}
+    other = next(lines for name, lines in sorted(wmt17_ende["systems"].items()) if name != "uedin-nmt.4722")
+    return {"id": list(range(N)), "prediction": system[:N], "reference": wmt17_ende["reference"][:N],
+            "source": other[:N]}
 
 
 @pytest.fixture(scope="module")
 def dataset(cluster, pairs):
-    rows = [{"id": i, "prediction": p, "reference": r} for i, p, r in zip(*pairs.values())]
+    rows = [dict(zip(pairs, values)) for values in zip(*pairs.values())]
     return ray.data.from_items(rows, override_num_blocks=5)  # 5 blocks of 8 rows: several batches per actor pool
 
 
@@ -85,10 +95,13 @@ def judge_available() -> bool:
 
 
 @pytest.fixture(scope="module")
-def scored(dataset) -> dict:
-    """ONE actor pool (2 actors, 5 batches) scores every metric, the judge too where it is available (its key named
-    by api_key_env, read in each actor, sent to a loopback server): the rows and the judge server's requests."""
-    metrics, options, server = list(METRICS), {}, None
+def scored(dataset, tmp_path_factory) -> dict:
+    """ONE actor pool (2 actors, 5 batches) scores every metric of the matrix (:data:`MATRIX`: the tests' five and
+    the learned ones on tiny checkpoints), the judge too where it is available (its key named by api_key_env, read in
+    each actor, sent to a loopback server; its answers cached in a file, so the matrix's single-process check reads
+    them back instead of asking again): the rows, the options, and the judge server's requests."""
+    root = tmp_path_factory.mktemp("ray-models")
+    metrics, options, server = list(MATRIX), model_options(root, MATRIX), None
     if judge_available():
         from judge_servers import CannedServer, completion
 
@@ -97,28 +110,47 @@ def scored(dataset) -> dict:
         metrics.append("llm_judge")
         options["llm_judge"] = {"model": "m", "backend": "openai", "base_url": server.base_url,
                                 "api_key_env": JUDGE_KEY_VARIABLE, "template": "{reference} {prediction} {low} {high}",
-                                "cache": False, "max_retries": 0}
+                                "cache": str(root / "judge.sqlite"), "max_retries": 0}
     try:
-        rows = score_dataset(dataset, metrics, metric_options=options, shared_options=MODEL, concurrency=2,
+        rows = score_dataset(dataset, metrics, metric_options=options, source_column="source", concurrency=2,
                              batch_size=8).take_all()
     finally:
         if server is not None:
             server.stop()
-    return {"rows": rows, "requests": server.requests if server is not None else None}
+    return {"rows": rows, "options": options, "requests": server.requests if server is not None else None}
 
 
 def test_score_dataset_equals_single_process(scored, pairs, expected):
     scored = scored["rows"]
     assert sorted(row["id"] for row in scored) == list(range(N))
-    columns = [column for column in scored[0] if column not in ("id", "prediction", "reference", "llm_judge")]
-    # BERTScore P/R/F, MoverScore, sentence BLEU, ROUGE 4 types x F/P/R, METEOR
-    assert sorted(columns) == sorted(column for column in expected if not column.endswith("_idf"))
+    columns = [column for column in expected if not column.endswith("_idf")]
+    # BERTScore P/R/F, MoverScore, sentence BLEU, ROUGE 4 types x F/P/R, METEOR (the other metrics: the matrix)
+    assert set(columns) <= set(scored[0])
     assert len(columns) == 3 + 1 + 1 + 12 + 1
     for column in columns:
         assert np.abs(by_id(scored, column) - expected[column]).max() <= 1e-6, column
     # MoverScore's idf is the whole corpus's: one batch's own idf gives other numbers
     batch_idf = get_metric("moverscore")(pairs["prediction"][:8], pairs["reference"][:8], **MODEL)["scores"]
     assert np.abs(np.array(batch_idf) - expected["moverscore"][:8]).max() > 1e-3
+
+
+def test_matrix_row_of_ray(scored, pairs):
+    """Every metric through Ray: the core's per-example columns (tests/entry_matrix.py: its segment view; no
+    signature, as listed), within float32 batch rounding for the model metrics (2 actors, batches of 8 against one
+    batch here); nist_mt, which has no per-example score, refused."""
+    rows = scored["rows"]
+    texts = Texts(pairs["prediction"], pairs["reference"], pairs["source"])
+    for metric, options in scored["options"].items():
+        if "api_key_env" in options:  # the key is the workers' alone; here every answer comes from the judge's cache
+            options = {**{k: v for k, v in options.items() if k != "api_key_env"}, "api_key": "sk-answers-cached"}
+        want = expected_scores(metric, options, texts, "segments")[0]
+        outcome = Outcome({column: list(by_id(rows, column)) for column in want if column in rows[0]})
+        check("ray", metric, outcome, options, texts, 1e-12 if SPECS[metric].kind == "lexical" else 1e-6)
+    assert set(scored["options"]) >= set(MATRIX)
+    for metric in sorted(set(SPECS) - set(scored["options"]) - {"llm_judge"}):  # the refused ones say why
+        with pytest.raises(ValueError) as refused:
+            MetricScorer([metric])
+        check("ray", metric, Outcome(error=str(refused.value)), {}, texts)
 
 
 def test_corpus_idf_computed_once_and_passed_in(dataset, expected):

@@ -11,7 +11,8 @@ the same texts, gives the core's numbers (``registry.score``) and the core's sig
   tests (Inspect and lighteval, lm-eval, Ray) for what their single runs record.
 
 A listed difference is checked to hold, so the table cannot go stale: ``options`` (the entry point's defaults differ;
-its numbers and signature are the core's with those options, and the signature names them), ``refused`` (the entry
+its numbers and signature are the core's with those options, and the signature names them), ``sample_signature``
+(the numbers are the core's; the signature each sample carries is that of these options), ``refused`` (the entry
 point refuses the metric, saying why), ``no_signature`` (the framework keeps numbers only), ``negated`` (agree turns
 error rates around), ``no_sources`` (the entry point has no source texts to give). Views: most entry points report corpus headlines; agree and Ray report per-segment scores, the
 spec's per-example columns (``sentence_bleu`` for BLEU: another statistic, under its own name).
@@ -72,9 +73,9 @@ class Difference:
 
     entry: str
     applies: Callable[[MetricSpec, Mapping[str, Any]], bool]
-    kind: str  # "options", "refused", "no_signature", "negated", "no_sources"
+    kind: str  # "options", "sample_signature", "refused", "no_signature", "negated", "no_sources"
     reason: str
-    options: Mapping[str, Any] = field(default_factory=dict)  # kind "options": what the entry point runs with
+    options: Mapping[str, Any] = field(default_factory=dict)  # "options", "sample_signature": what it runs with
     match: str = ""  # kind "refused": a fragment of the entry point's error
 
 
@@ -133,7 +134,7 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference("cli.agree", lambda spec, options: spec.sources != SOURCES_NONE, "no_sources", _NO_SOURCES),
     Difference("agree", lambda spec, options: not spec.higher_is_better, "negated", "agree correlates scores "
                "where higher is better: an error rate's scores are negated and its label says so (-sentence_ter)"),
-    Difference("inspect", _corpus_idf, "options", _CORPUS_IDF_REASON, {"idf": False}),
+    Difference("inspect", _corpus_idf, "sample_signature", _CORPUS_IDF_REASON, {"idf": False}),
     Difference("lighteval", _every, "no_signature", "lighteval's results hold numbers only; the options are in its "
                "task config"),
     Difference("lm_eval", _every, "no_signature", "lm-eval's aggregations return floats; the options are in its "
@@ -314,17 +315,21 @@ def check(entry: str, metric: str, outcome: Outcome, options: Mapping[str, Any],
         assert outcome.error and refused.match in outcome.error, f"{where}: refusal expected ({refused.reason})"
         return
     assert outcome.error is None, f"{where}: {outcome.error}"
-    run = dict(options)
+    run, signed = dict(options), dict(options)
     for difference in listed:
-        if difference.kind == "options":
-            run.update(difference.options)
+        if difference.kind in ("options", "sample_signature"):
+            signed.update(difference.options)
+            if difference.kind == "options":
+                run.update(difference.options)
             default_signature = expected(metric, options, texts, "corpus")[1]  # the listed difference is real
-            assert expected(metric, run, texts, "corpus")[1] != default_signature, \
+            assert expected(metric, signed, texts, "corpus")[1] != default_signature, \
                 f"{where}: listed options {dict(difference.options)} do not change the signature"
     view = ENTRY_POINTS[entry]
     if "no_sources" in kinds:
         texts = Texts(texts.predictions, texts.references, None, texts.other)
     want, signature = expected(metric, run, texts, view)
+    if signed != run:  # the signature a sample carries: its own options
+        signature = expected(metric, signed, texts, view)[1]
     if "negated" in kinds:
         want = {f"-{name}": [-v for v in values] for name, values in want.items()}
     if view == "signature":

@@ -7,6 +7,11 @@ this venv (nltk 3.10).
   MoverScore (bundled MiniLM), BLEURT on a test checkpoint and the judge on the in-process backend (tiny Llama).
 - lighteval: the example custom task (integration/lighteval/nlgmetrics_tasks.py) through ``Pipeline`` on a tiny
   Llama built here, with BLEURT and the judge added by environment variables.
+
+The same runs are Inspect's and lighteval's rows of the cross-entry-point matrix (tests/entry_matrix.py): Inspect
+scores every metric of the spec (tiny checkpoints for the learned ones), and a second lighteval task generated here
+(the example task's data and prompt, a metric for every metric of the spec, and chrF++ beside chrF) runs in the same
+Pipeline; entry_matrix.check compares each corpus number and signature with the core's.
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from framework_venv import ROOT, run_in_frameworks  # noqa: E402
-from learned_checkpoints import build_bleurt  # noqa: E402
-from tiny_judge import tiny_judge_folder  # noqa: E402
+from entry_matrix import Outcome, Texts, check, model_options  # noqa: E402
 
-from nlgmetrics.integration.samplewise import SampleText, check_options, corpus_headline, score_sample  # noqa: E402
-from nlgmetrics.registry import get_spec, score  # noqa: E402
+from nlgmetrics.integration.samplewise import (  # noqa: E402
+    SampleText, check_options, corpus_headline, result_key, score_sample,
+)
+from nlgmetrics.registry import SPECS, get_spec, score  # noqa: E402
 
 pytestmark = pytest.mark.slow  # one process in the frameworks venv runs Inspect and lighteval end to end
 
@@ -62,9 +68,19 @@ def build_tiny_generator(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory):
+    """The tiny generator, and every metric's options (tests/entry_matrix.py: MiniLM, tiny learned checkpoints)."""
     root = tmp_path_factory.mktemp("framework-assets")
-    return {"bleurt": str(build_bleurt(root / "bleurt", "bert")), "judge": tiny_judge_folder(),
+    options = model_options(root / "models")
+    return {"options": options, "bleurt": options["bleurt"]["checkpoint"], "judge": options["llm_judge"]["model"],
             "generator": str(build_tiny_generator(root / "generator")), "root": root}
+
+
+def framework_options(assets: dict) -> dict[str, dict]:
+    """What the frameworks score with: every metric of the spec, chrF as chrF++ and ROUGE stemmed (options that
+    give them other keys), the judge's answers in a cache of its own."""
+    options = {**assets["options"], "chrf": {"word_order": 2}, "rouge": {"use_stemmer": True}}
+    options["llm_judge"] = {**options["llm_judge"], "cache": str(assets["root"] / "judge.sqlite")}
+    return options
 
 
 def check_against_core(metric: str, options: dict, samples: list[SampleText], per_sample: list, reported: dict,
@@ -90,7 +106,7 @@ def check_against_core(metric: str, options: dict, samples: list[SampleText], pe
 #: One process runs both frameworks (they share the venv): Inspect's eval, then lighteval's Pipeline. Each part reads
 #: its own arguments from the JSON in argv[1] and returns what its test checks.
 INSPECT_PART = r"""
-def run_inspect(bleurt, judge, cache, logs, n):
+def run_inspect(options, logs, n):
     from inspect_ai import Task, eval
     from inspect_ai.model import get_model
     sys.path.insert(0, "integration/inspect")
@@ -109,14 +125,8 @@ def run_inspect(bleurt, judge, cache, logs, n):
     # fetch tiktoken's o200k_base to count tokens, which cannot work offline)
     task = nlgmetrics_mt(system="c3ma", limit=int(n))
     model = get_model("mockllm/model")
-    OPTIONS = {"bleu": {}, "sacrebleu": {}, "google_bleu": {}, "nist_mt": {}, "chrf": {"word_order": 2}, "ter": {},
-               "rouge": {"use_stemmer": True}, "meteor": {},
-               "bertscore": {"model_type": "sentence-transformers/all-MiniLM-L6-v2"},
-               "moverscore": {"model_type": "sentence-transformers/all-MiniLM-L6-v2"},
-               "bleurt": {"checkpoint": bleurt},
-               "llm_judge": {"model": judge, "backend": "transformers", "cache": cache}}
     task = Task(dataset=task.dataset, solver=task.solver,
-                scorer=[getattr(scorers, m)(**o) for m, o in OPTIONS.items()])
+                scorer=[getattr(scorers, m)(**o) for m, o in options.items()])
     log = eval(task, model=model, log_dir=logs, display="none")[0]
     assert log.status == "success", log.error
     bleurt_module.BleurtScorer.__init__ = original
@@ -124,7 +134,7 @@ def run_inspect(bleurt, judge, cache, logs, n):
                 "values": {name: score.value for name, score in s.scores.items()},
                 "metadata": {name: score.metadata for name, score in s.scores.items()}} for s in log.samples]
     results = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
-    return {"samples": samples, "results": results, "options": OPTIONS, "bleurt_loads": len(loads)}
+    return {"samples": samples, "results": results, "options": options, "bleurt_loads": len(loads)}
 """
 
 def test_inspect_eval_scores_equal_the_core(assets, runs):
@@ -135,22 +145,71 @@ def test_inspect_eval_scores_equal_the_core(assets, runs):
     assert out["bleurt_loads"] == 1  # the checkpoint is loaded once for the whole eval, not per sample
     assert (assets["root"] / "judge.sqlite").exists()  # the judge's answers went through its cache
     for metric, options in out["options"].items():
-        texts = [SampleText(s["prediction"], s["target"], s["input"] if metric == "llm_judge" else None)
-                 for s in samples]
+        reads = get_spec(metric).sources != "none"
+        texts = [SampleText(s["prediction"], s["target"], s["input"] if reads else None) for s in samples]
         meta = samples[0]["metadata"][metric]
         assert meta["higher_is_better"] is get_spec(metric).higher_is_better and meta["options"] == \
             check_options(metric, options)
+        reported = {key: out["results"][metric][result_key(metric, key, meta["options"])]
+                    for key in get_spec(metric).headline}
         if metric == "llm_judge":
             options = {**options, "cache": False}  # recomputed here, not read back from the eval's cache
         tolerance = 1e-12 if get_spec(metric).kind == "lexical" else 1e-5
-        check_against_core(metric, options, texts, [s["values"][metric] for s in samples], out["results"][metric],
-                           tolerance)
+        check_against_core(metric, options, texts, [s["values"][metric] for s in samples], reported, tolerance)
     sacre = samples[0]["metadata"]["sacrebleu"]["signature"]
     assert sacre.startswith("nrefs:1|case:mixed|eff:no|tok:13a")
 
 
+def test_matrix_row_of_inspect(runs):
+    """Every metric of the spec through Inspect: the scorer's corpus metric is the core's on the eval's texts (keys
+    named per configuration: chrf[word_order=2]), the signature in each sample's metadata the core's (MoverScore's
+    per sample without the corpus idf: listed in tests/entry_matrix.py)."""
+    out = runs["inspect"]
+    samples = out["samples"]
+    assert set(out["options"]) == set(SPECS)
+    for metric, options in out["options"].items():
+        checked = check_options(metric, options)
+        texts = Texts([s["prediction"] for s in samples], [s["target"] for s in samples],
+                      [s["input"] for s in samples])
+        reported = out["results"][metric]
+        keys = {key: result_key(metric, key, checked) for key in get_spec(metric).headline}
+        assert set(reported) == set(keys.values()), (metric, reported)
+        signatures = {s["metadata"][metric]["signature"] for s in samples}
+        assert len(signatures) == 1, (metric, signatures)  # one configuration, one signature for every sample
+        outcome = Outcome({key: reported[name] for key, name in keys.items()}, signatures.pop())
+        if metric == "llm_judge":
+            checked = {**checked, "cache": False}  # recomputed here, not read back from the eval's cache
+        check("inspect", metric, outcome, checked, texts, 1e-12 if get_spec(metric).kind == "lexical" else 1e-5)
+    assert set(out["results"]["chrf"]) == {"chrf[word_order=2]"}  # chrF++ never under chrF's key
+
+
+#: the matrix's lighteval task: the example task (data, prompt, generation) with a metric for every metric of the spec
+#: and chrF++ beside chrF (two configurations of one metric, two keys), in a custom tasks file of its own that also
+#: holds the example's tasks
+MATRIX_TASKS = """
+import dataclasses, json, sys
+sys.path.insert(0, {folder!r})
+from nlgmetrics_tasks import TASKS_TABLE as EXAMPLE, nlgmetrics_mt
+from nlgmetrics.integration.lighteval import nlgmetrics_metric
+METRICS = [nlgmetrics_metric(metric, **options) for metric, options in json.loads({options!r})]
+TASKS_TABLE = [*EXAMPLE, dataclasses.replace(nlgmetrics_mt, name="nlgmetrics_matrix", metrics=METRICS)]
+"""
+
+
+def matrix_tasks(assets: dict) -> tuple[str, list]:
+    """The matrix's custom tasks file (written under the assets' folder) and its (metric, options) pairs."""
+    options = framework_options(assets)
+    pairs = [(metric, {**options[metric], "cache": False} if metric == "llm_judge" else options[metric])
+             for metric in SPECS]
+    pairs.insert(list(SPECS).index("chrf"), ("chrf", {}))  # chrF, beside the chrF++ of framework_options
+    path = assets["root"] / "matrix_tasks.py"
+    path.write_text(MATRIX_TASKS.format(folder=str(ROOT / "integration" / "lighteval"), options=json.dumps(pairs)),
+                    encoding="utf-8")
+    return str(path), pairs
+
+
 LIGHTEVAL_PART = r"""
-def run_lighteval(model, out, n, env):
+def run_lighteval(model, out, n, env, tasks_file):
     import os
     os.environ.update(env)  # the custom task file reads its BLEURT checkpoint and judge from these at import
     from lighteval.logging.evaluation_tracker import EvaluationTracker
@@ -165,17 +224,19 @@ def run_lighteval(model, out, n, env):
     Registry._load_from_subdirs = staticmethod(lambda subdirs: {})
 
     pipeline = Pipeline(
-        tasks="nlgmetrics_mt|0",
+        tasks="nlgmetrics_mt|0,nlgmetrics_matrix|0",
         pipeline_parameters=PipelineParameters(launcher_type=ParallelismManager.ACCELERATE, max_samples=int(n),
-                                               custom_tasks_directory="integration/lighteval/nlgmetrics_tasks.py"),
+                                               custom_tasks_directory=tasks_file),
         evaluation_tracker=EvaluationTracker(output_dir=out, save_details=False),
         model_config=TransformersModelConfig(model_name=model, batch_size=16))
     pipeline.evaluate()
-    results = pipeline.get_results()["results"]["nlgmetrics_mt:0"]
-    details = [{"prediction": d.model_response.final_text[0], "golds": d.doc.get_golds(),
-                "source": d.doc.specific["source"], "metric": d.metric}
-               for d in pipeline.get_details()["nlgmetrics_mt|0"]]
-    return {"results": results, "details": details}
+    outputs = {}
+    for task in ("nlgmetrics_mt", "nlgmetrics_matrix"):
+        details = [{"prediction": d.model_response.final_text[0], "golds": d.doc.get_golds(),
+                    "source": d.doc.specific["source"], "query": d.doc.query, "metric": d.metric}
+                   for d in pipeline.get_details()[f"{task}|0"]]
+        outputs[task] = {"results": pipeline.get_results()["results"][f"{task}:0"], "details": details}
+    return outputs
 """
 
 FRAMEWORKS_SCRIPT = r"""
@@ -192,16 +253,19 @@ print(json.dumps({"inspect": run_inspect(**args["inspect"]), "lighteval": run_li
 def runs(assets):
     """Both frameworks' outputs, from one process in the frameworks venv."""
     root = assets["root"]
-    args = {"inspect": {"bleurt": assets["bleurt"], "judge": assets["judge"], "cache": str(root / "judge.sqlite"),
-                        "logs": str(root / "inspect-logs"), "n": N},
+    tasks_file, pairs = matrix_tasks(assets)
+    args = {"inspect": {"options": framework_options(assets), "logs": str(root / "inspect-logs"), "n": N},
             "lighteval": {"model": assets["generator"], "out": str(root / "lighteval"), "n": N,
                           "env": {"NLGMETRICS_BLEURT": assets["bleurt"], "NLGMETRICS_JUDGE": assets["judge"],
-                                  "NLGMETRICS_JUDGE_CACHE": str(root / "judge-lighteval.sqlite")}}}
-    return run_in_frameworks(FRAMEWORKS_SCRIPT, json.dumps(args), timeout=900)
+                                  "NLGMETRICS_JUDGE_CACHE": str(root / "judge-lighteval.sqlite")},
+                          "tasks_file": tasks_file}}
+    out = run_in_frameworks(FRAMEWORKS_SCRIPT, json.dumps(args), timeout=900)
+    out["lighteval"]["matrix_options"] = pairs
+    return out
 
 
 def test_lighteval_custom_task_scores_equal_the_core(assets, runs):
-    out = runs["lighteval"]
+    out = runs["lighteval"]["nlgmetrics_mt"]
     details, results = out["details"], out["results"]
     assert len(details) == N and any(d["prediction"].strip() for d in details)
     samples = [SampleText(d["prediction"], d["golds"][0], d["source"]) for d in details]
@@ -209,7 +273,7 @@ def test_lighteval_custom_task_scores_equal_the_core(assets, runs):
     for metric, options in [("bleu", {}), ("sacrebleu", {}), ("chrf", {}), ("ter", {}), ("rouge", {}),
                             ("meteor", {}), ("bertscore", encoder)]:
         names = get_spec(metric).headline
-        reported = {k: results[k] for k in names}
+        reported = {k: results[result_key(metric, k, check_options(metric, options))] for k in names}
         assert not any(f"{k}_stderr" in results for k in names)  # corpus metrics: no bootstrap over recomputations
         tolerance = 1e-12 if get_spec(metric).kind == "lexical" else 1e-5
         want = corpus_headline(metric, check_options(metric, options), samples)
@@ -220,6 +284,22 @@ def test_lighteval_custom_task_scores_equal_the_core(assets, runs):
                                     ("llm_judge", {"model": assets["judge"], "backend": "transformers",
                                                    "cache": False}, True)]:
         texts = [SampleText(s.prediction, s.references, s.source if source else None) for s in samples]
-        check_against_core(metric, options, texts, [d["metric"][metric] for d in details],
-                           {metric: results[metric]}, 1e-5)
-        assert f"{metric}_stderr" in results
+        key = result_key(metric, metric, check_options(metric, options))
+        check_against_core(metric, options, texts, [d["metric"][key] for d in details], {metric: results[key]}, 1e-5)
+        assert f"{key}_stderr" in results
+
+
+def test_matrix_row_of_lighteval(runs):
+    """Every metric of the spec through lighteval (the matrix task of the same Pipeline): each configuration under
+    its own keys (chrf is chrF, chrf[word_order=2] chrF++), every number the core's on the generated texts (no
+    signature: listed in tests/entry_matrix.py)."""
+    out = runs["lighteval"]["nlgmetrics_matrix"]
+    details, results = out["details"], out["results"]
+    texts = Texts([d["prediction"] for d in details], [d["golds"][0] for d in details], [d["query"] for d in details])
+    assert {metric for metric, _ in runs["lighteval"]["matrix_options"]} == set(SPECS)
+    for metric, options in runs["lighteval"]["matrix_options"]:
+        checked = check_options(metric, options)
+        keys = {key: result_key(metric, key, checked) for key in get_spec(metric).headline}
+        outcome = Outcome({key: results[name] for key, name in keys.items()})
+        check("lighteval", metric, outcome, checked, texts, 1e-12 if get_spec(metric).kind == "lexical" else 1e-5)
+    assert results["chrf"] != results["chrf[word_order=2]"]  # issue 42: both were reported as 'chrf'

@@ -1,6 +1,8 @@
 """nlgmetrics.integration.lm_eval: registration (names, idempotence, collisions), passthrough-then-aggregate equal to
 the core on the whole corpus, and `lm_eval run --model dummy --include_path integration/lm_eval --tasks
-nlgmetrics_demo` offline."""
+nlgmetrics_demo` offline. The same run holds lm-eval's row of the cross-entry-point matrix (tests/entry_matrix.py): a
+task generated from the spec with every metric's headline names (tiny checkpoints for the learned ones, the source
+before a tab in the target)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from nlgmetrics.registry import SPECS, available_metrics, self_contained_metrics
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
 
 from conftest import REPO  # noqa: E402
+from entry_matrix import Outcome, Texts, check, model_options  # noqa: E402
 
 EMBEDDING = ("bertscore", "moverscore")
 DEMO = json.loads((REPO / "integration" / "lm_eval" / "demo_data.json").read_text(encoding="utf-8"))
@@ -142,7 +145,9 @@ def lm_eval_run(tmp_path_factory) -> dict:
     include = tmp / "tasks"
     names = demo_include_path(include)
     assert names, "no nlgmetrics metric available for the demo task"
-    tasks = ["nlgmetrics_demo"]
+    tasks = ["nlgmetrics_demo", "nlgmetrics_matrix"]
+    options = model_options(tmp / "models")
+    (include / "nlgmetrics_matrix.yaml").write_text(matrix_task("nlgmetrics_matrix", options), encoding="utf-8")
     server = None
     if "llm_judge" in available_metrics() and importlib.util.find_spec("openai") is not None:
         from judge_servers import CannedServer, completion, lm_eval_judge_task
@@ -166,8 +171,26 @@ def lm_eval_run(tmp_path_factory) -> dict:
     finally:
         if server is not None:
             server.stop()
-    return {"run": run, "tmp": tmp, "names": names, "tasks": tasks,
+    return {"run": run, "tmp": tmp, "names": names, "tasks": tasks, "options": options,
             "requests": server.requests if server is not None else None}
+
+
+def matrix_task(name: str, options: dict[str, dict]) -> str:
+    """The YAML of the matrix's lm-eval task: the demo documents, one metric entry per headline name of every metric
+    of the spec (``nlgm_<key>``, with the metric's ``options``); every target is ``document<TAB>summary``, so the
+    metrics that read a source get the document (``source_separator``), the others the summary alone."""
+    from nlgmetrics.registry import SPECS
+
+    entries = []
+    for lm_name, (metric, _) in nlgm.lm_eval_names(list(SPECS)).items():
+        settings = {"source_separator": "\t", **options[metric]}
+        lines = "".join(f"    {key}: {json.dumps(value)}\n" for key, value in settings.items())
+        entries.append(f"  - metric: !function nlgmetrics.integration.lm_eval.{lm_name}\n    aggregation: {lm_name}\n"
+                       f"    higher_is_better: {str(SPECS[metric].higher_is_better).lower()}\n{lines}")
+    return (f"task: {name}\ncustom_dataset: !function utils.load_demo\ntest_split: test\noutput_type: generate_until\n"
+            'doc_to_text: "Document: {{document}}\\nSummary:"\ndoc_to_target: "{{document}}\\t{{summary}}"\n'
+            'generation_kwargs:\n  until: ["\\n"]\n  max_gen_toks: 8\nmetric_list:\n' + "".join(entries)
+            + "metadata:\n  version: 1.0\n")
 
 
 def lm_eval_results(lm_eval_run: dict) -> dict:
@@ -189,6 +212,21 @@ def test_lm_eval_cli_runs_the_demo_task_offline(lm_eval_run):
         # the dummy model answers "lol"; lm-eval's table must equal the core on the whole corpus
         expected = flatten_result(metric, compute_suite(["lol"] * len(GOLDS), GOLDS, [metric], {metric: options})[metric])
         assert math.isclose(results[f"{name},none"], expected[key], abs_tol=1e-6), name
+
+
+@pytest.mark.slow
+def test_matrix_row_of_lm_eval(lm_eval_run):
+    """Every metric of the spec through lm-eval (the matrix task of the same run): each nlgm_<key> aggregation is the
+    core's number on the corpus (the dummy model answers "lol"; the documents are the sources of the metrics that
+    read them); no signature (listed in tests/entry_matrix.py)."""
+    from nlgmetrics.registry import SPECS
+
+    results = lm_eval_results(lm_eval_run)["nlgmetrics_matrix"]
+    texts = Texts(["lol"] * len(GOLDS), GOLDS, [row["document"] for row in DEMO])
+    for metric, options in lm_eval_run["options"].items():
+        outcome = Outcome({key: results[f"{nlgm.PREFIX}{key},none"] for key in SPECS[metric].headline})
+        check("lm_eval", metric, outcome, options, texts, 1e-12 if SPECS[metric].kind == "lexical" else 1e-6)
+    assert set(lm_eval_run["options"]) == set(SPECS)
 
 
 @pytest.mark.slow

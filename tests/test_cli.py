@@ -108,7 +108,7 @@ def test_baseline_refuses_what_it_did_not_write_before_any_work(tmp_path, monkey
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err, (extra, err)
     assert notes.read_text(encoding="utf-8") == "my notes\n"
-    for model in ("../../../x", "/abs/model", "org/name/extra", "..", "a/../../b"):
+    for model in ("../../../x", str(tmp_path / "abs" / "model"), "org/name/extra", "..", "a/../../b"):
         assert cli.main(["baseline", "--model", model, "--corpus", str(corpus), "--lang", "en"]) == 2, model
         assert "is not a hub id" in capsys.readouterr().err
     assert not (tmp_path / "home").exists() and not (tmp_path / "x").exists()
@@ -121,7 +121,7 @@ def test_baseline_refuses_what_it_did_not_write_before_any_work(tmp_path, monkey
     with pytest.raises(ValueError, match="not a language code"):
         baselines.find_baseline("../x", "minilm")
     with pytest.raises(ValueError, match="not a hub id"):
-        baselines.find_baseline("en", "/etc/passwd")
+        baselines.find_baseline("en", str(tmp_path / "etc" / "passwd"))
 
 
 def test_third_party_load_messages_only_with_progress_on(files, capfd):

@@ -73,7 +73,7 @@ def test_pairwise_verdicts_and_orders():
 # -- templates ------------------------------------------------------------------------------------------------------
 def test_templates_checked_before_any_call():
     # every error below comes before the (nonexistent) model would be loaded
-    bad = dict(model="/nonexistent/model", cache=False)
+    bad = dict(model="./nonexistent-model", cache=False)
     with pytest.raises(ValueError, match=r"needs contexts=\[...\]"):
         compute_llm_judge(["a"], template="faithfulness", **bad)
     with pytest.raises(ValueError, match=r"unknown placeholder\(s\) \{answer\}"):

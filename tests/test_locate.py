@@ -61,9 +61,12 @@ def test_a_file_is_not_a_folder(tmp_path):
                                  f"folder that holds the model's files. {HINT}")
 
 
-@pytest.mark.parametrize("name", ["./no-such-folder", "/no/such/folder", "a/b/c", "~/no-such-nlgmetrics-folder"])
+@pytest.mark.parametrize("name", ["./no-such-folder", "{tmp}/no/such/folder", "a/b/c", "~/no-such-nlgmetrics-folder"])
 def test_a_missing_path_is_named_not_looked_up_on_the_hub(name, tmp_path, monkeypatch):
+    """An absolute path (here inside the test's folder) and a home path (HOME: the test's folder) too."""
+    name = name.format(tmp=tmp_path)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setattr(huggingface_hub, "snapshot_download", lambda *a, **k: pytest.fail("the hub was asked"))
     with pytest.raises(CheckpointError) as caught:
         resolve_checkpoint(name, metric="m", option="model", hint=HINT)

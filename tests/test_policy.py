@@ -198,7 +198,7 @@ def test_every_command_answers_broken_files_with_one_line(invocation, broken, tm
     ("json", lambda: json.loads('{"a": 1')),
     ("json nested", lambda: json.loads("[" * 100000 + "]" * 100000)),
     ("httpx", lambda: __import__("httpx").get("http://127.0.0.1:9/v1", timeout=0.5)),
-    ("OSError", lambda: open("/no/such/file.txt")),
+    ("OSError", lambda: open("no-such-folder/file.txt")),  # relative: inside the checkout, never there
     ("RecursionError", lambda: (_ for _ in ()).throw(RecursionError("maximum recursion depth exceeded"))),
     ("MemoryError", lambda: (_ for _ in ()).throw(MemoryError())),
     ("a bug", lambda: None.attribute),
@@ -279,7 +279,7 @@ def test_score_table_shows_a_mean_for_every_per_example_key(tmp_path, capsys):
 
 
 def test_an_evaluate_module_never_writes_into_a_checkpoint_folder_given_as_config_name(tmp_path):
-    """Issue 33: evaluate.load(module, "/abs/checkpoint") put default_experiment-1-0.arrow and a lock file there."""
+    """Issue 33: evaluate.load(module, CHECKPOINT_FOLDER) put default_experiment-1-0.arrow and a lock file there."""
     import evaluate
 
     from conftest import REPO

@@ -26,8 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nlgmetrics import __version__
+from nlgmetrics._version import __version__
 
+#: the library that computed the number: the last part of every signature
 VERSION = f"nlgmetrics-{__version__}"
 #: file names (and suffixes) that hold a model's weights: what :func:`weights_digest` reads
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".ckpt", ".pt", ".pth", ".msgpack", ".h5")

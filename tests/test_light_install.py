@@ -200,7 +200,7 @@ def test_base_install_cli_scores_compares_and_agrees_and_names_the_missing_extra
     done = run([cli, "agree", str(table), "--hypothesis-column", "hypothesis", "--reference-column", "reference",
                 "-m", "bleu", "chrf", "--format", "json"], work, env)
     rows = json.loads(done.stdout)["rows"]
-    assert {row["metric"] for row in rows} == {"bleu", "chrf"}
+    assert {row["metric"] for row in rows} == {"sentence_bleu", "sentence_chrf"}  # per segment: sentence scores
 
     done = run([cli, "score", "-m", "bertscore", "-p", str(hyp), "-r", str(ref)], work, env, check=False)
     assert done.returncode == 2 and done.stdout == ""

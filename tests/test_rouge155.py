@@ -164,7 +164,9 @@ def test_compute_rouge_dispatches_to_the_perl_flavor(perl):
     assert pooled["rouge1_recall"][0] == 0.68 and ours["rouge1_recall"][0] == 0.75  # README example C0001
     default = compute_rouge(preds[:5], refs[:5], rouge_types=["rouge1"])
     assert default == compute_rouge(preds[:5], refs[:5], rouge_types=["rouge1"], multi_ref="best")
-    assert compute_rouge(preds[:5], refs[:5], flavor="rouge155") == compute_rouge155(preds[:5], refs[:5])
+    flavored = compute_rouge(preds[:5], refs[:5], flavor="rouge155")
+    assert flavored.pop("signature").endswith("|flavor:rouge155|version:nlgmetrics-0.1.0")  # the entry point signs
+    assert flavored == compute_rouge155(preds[:5], refs[:5])
 
 
 def test_registry_and_cli_options_reach_the_flavor():

@@ -151,6 +151,7 @@ def signature(rouge_types: Any, use_aggregator: bool, aggregator: str, numpy_see
     mean or bootstrap it is) and every option that changes a score; options at their default that only some types
     read are left out."""
     from nlgmetrics.signature import build, unless_default
+    from nlgmetrics.text.rouge_tokenize import tokenizer_for_lang
     from nlgmetrics.text.tokenizers import tokenizer_name
 
     types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types or DEFAULT_ROUGE_TYPES)
@@ -159,9 +160,11 @@ def signature(rouge_types: Any, use_aggregator: bool, aggregator: str, numpy_see
     else:  # the aggregator that makes a corpus score of the per-example ones (use_aggregator=False: those alone)
         agg = aggregator if aggregator == "mean" else f"{aggregator}[numpy_seed={numpy_seed}]"
     interval = [("bs", n_bootstrap), ("ci", float(confidence_interval)), ("seed", seed)] if n_bootstrap else []
+    if tokenizer is None and lang is not None:  # lang only picks the tokenizer: the one it picks is the setting
+        tokenizer = tokenizer_for_lang(lang)
     return build([
         ("types", types), ("agg", agg), *interval, ("stem", bool(use_stemmer)),
-        ("tok", "rouge_score" if tokenizer is None else tokenizer_name(tokenizer)), ("lang", unless_default(lang, None)),
+        ("tok", "rouge_score" if tokenizer is None else tokenizer_name(tokenizer)),
         ("split", unless_default(bool(split_summaries), False)),
         ("multi_ref", multi_ref or ("best" if flavor == "rouge_score" else "average")),
         ("w", unless_default(float(weight_factor), DEFAULT_WEIGHT_FACTOR)), ("alpha", unless_default(alpha, None)),

@@ -21,11 +21,12 @@ Two tests, both paired (every resample or trial treats all systems' segment ``i`
 
 What is resampled:
 
-- Corpus-level metrics whose segment statistics add up (BLEU, chrF, TER: a ``statistics`` class in their
+- Corpus-level metrics whose segment statistics add up (BLEU, sacreBLEU, chrF, TER: a ``statistics`` class in their
   :class:`~nlgmetrics.registry.MetricSpec`): the per-segment statistics, summed per resample, then scored as the
-  metric scores a corpus, on its own scale (BLEU 0-100). As sacrebleu, the statistics are rounded to float32 before
-  bootstrap sums; the sums are then exact wherever the statistics are integers (edit and n-gram counts, and TER's
-  reference lengths with one or two references), so the numbers are sacrebleu's.
+  metric scores a corpus, on its own scale (``bleu`` is HF's BLEU, 0-1, as at every entry point; ``sacrebleu``
+  0-100). As sacrebleu, the statistics are rounded to float32 before bootstrap sums; the sums are then exact wherever
+  the statistics are integers (edit and n-gram counts, and TER's reference lengths with one or two references), so
+  sacreBLEU's, chrF's and TER's numbers are sacrebleu's.
 - Every other metric (ROUGE, METEOR, BERTScore, MoverScore, COMET): the per-example scores; a resample's score is
   their mean (``s_r = (1/n) sum_i w_ri x_i`` with ``w_ri`` how often segment ``i`` was drawn). Each of the metric's
   headline scores (ROUGE-1/2/L/Lsum F, BERTScore P/R/F) is tested. These rows also carry comet-compare's paired

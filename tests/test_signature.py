@@ -1,5 +1,5 @@
 """Issue 42: one signature rule (nlgmetrics/signature.py), one meaning per metric name, ``score`` with several metrics,
-and what each output records. Every example the issue gives is a test here (lexical metrics: milliseconds); the
+and what each output records. Every example the issue gives is a test here (lexical metrics only, no model); the
 cross-entry-point matrix is tests/test_matrix.py."""
 
 from __future__ import annotations

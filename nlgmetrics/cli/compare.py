@@ -34,7 +34,8 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
         "compare", help="paired significance tests of systems against a baseline (bootstrap or randomization)",
         description="Score the baseline and every system with every metric and test each system against the "
                     "baseline: paired bootstrap resampling (--paired-bs, default) or approximate randomization "
-                    "(--paired-ar), as sacrebleu's paired tests (same numbers for BLEU).",
+                    "(--paired-ar), as sacrebleu's paired tests (same numbers for sacrebleu, chrf and ter; bleu is HF's "
+                    "BLEU, as everywhere).",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMPARE_EXAMPLES)
     comparing.add_argument("systems", nargs="+", type=InputPath(), help="system output files, one segment per line")
     comparing.add_argument("--baseline", "-b", required=True, type=InputPath(), help="the baseline system's output file")

@@ -241,7 +241,7 @@ def test_mtme_folder_and_several_dimensions(tmp_path, capsys):
     (tmp_path / "human-scores").mkdir()
     (tmp_path / "metric-scores" / "en-de").mkdir(parents=True)
     rng = np.random.default_rng(6)
-    human = rng.normal(size=(3, 8))
+    human = -np.abs(rng.normal(size=(3, 8)))  # MQM: negative penalties
     metric = human + rng.normal(size=human.shape)
     for path, matrix in ((tmp_path / "human-scores" / "en-de.mqm.seg.score", human),
                          (tmp_path / "metric-scores" / "en-de" / "m-refA.seg.score", metric)):

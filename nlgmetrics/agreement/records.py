@@ -223,19 +223,11 @@ def read_mtme(human: str | Path, metrics: Mapping[str, str | Path] | None = None
 
 def read_mtme_folder(folder: str | Path, pair: str, rater: str = "mqm",
                      metrics: Mapping[str, str | Path] | None = None) -> Judgments:
-    """An mt-metrics-eval test-set folder: ``human-scores/{pair}.{rater}.seg.score`` and every
-    ``metric-scores/{pair}/{metric}.seg.score`` (or the ``metrics`` given)."""
-    folder = Path(folder)
-    if not pair:
-        raise ValueError("reading an mt-metrics-eval folder needs the language pair (--mtme-pair en-de).")
-    human = folder / "human-scores" / f"{pair}.{rater}.seg.score"
-    if not human.is_file():
-        found = sorted(p.name for p in (folder / "human-scores").glob(f"{pair}.*.seg.score"))
-        raise ValueError(f"{human} does not exist; human score files for {pair}: {', '.join(found) or 'none'}.")
-    if metrics is None:
-        files = sorted((folder / "metric-scores" / pair).glob("*.seg.score"))
-        metrics = {file.name.removesuffix(".seg.score"): file for file in files}
-    return read_mtme(human, metrics)
+    """An mt-metrics-eval test-set folder's segment scores: ``human-scores/{pair}.{rater}.seg.score`` and its
+    metrics (:func:`nlgmetrics.agreement.mtme_data.read_mtme_data`, which also reads the other levels)."""
+    from nlgmetrics.agreement.mtme_data import read_mtme_data
+
+    return read_mtme_data(folder, pair, rater, metrics=metrics)
 
 
 def _rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[tuple[str, dict[str, str]]]]:

@@ -21,6 +21,22 @@ the metric scores of a group, ``sgn`` the sign, pairs ``i < j``:
 - ``acc_eq``: accuracy with tie calibration (acc*_eq, Deutsch et al. 2023): metric pairs closer than ``epsilon``
   count as ties, ``epsilon`` chosen (among 0 and every pair's metric difference) to maximise the average accuracy
   over the groups; the smallest such ``epsilon`` is kept. mt-metrics-eval's exact search (``sample_rate=1``).
+- ``pdp``: pairwise-difference Pearson (mt-metrics-eval's ``Pearson(..., pdp=True)``; ``correlation(...,
+  pdp=True)``): Pearson over ``(g_j - g_i, m_j - m_i)`` for every ordered pair of judged cells of a group (``i = j``
+  included), one pooled vector: ``average_by`` chooses the groups (``item``: the systems of an item, WMT's use;
+  ``sys``: the items of a system; ``none``: all cells) and does not average. Equal to ``sum_r n_r C_r / sqrt(sum_r
+  n_r SSg_r sum_r n_r SSm_r)`` over groups of ``n_r`` judged cells (``C``, ``SS``: centred cross and square sums),
+  computed so in O(cells). A group narrower than 2 (one system per item, one item per system, at system level by
+  system) is an error, as there.
+- ``spa``: soft pairwise accuracy (WMT24's system-level primary; mt-metrics-eval's ``PairwiseConfidenceError`` as
+  ``1 - PCE``), from segment scores: for every pair of systems ``i < j``, the permutation p-value that i beats j
+  (:func:`spa_p_values`: 1,000 sign flips of the per-item differences, ``default_rng(4)``, float32 sums as there),
+  from the human and from the metric scores; ``spa = 1 - mean_{i<j} |p_human - p_metric|``. It uses the systems
+  with a human score, on the items judged for every one of them (mt-metrics-eval drops the missing cells and
+  reshapes: an error when systems lack different numbers of items, other items paired when they lack as many in
+  different places). Its p-values follow the system order: mt-metrics-eval's is a Python set's (with
+  ``PYTHONHASHSEED``); a pair whose permuted sums tie the observed one counts for ``i`` beating ``j`` and for ``j``
+  beating ``i``, so another order can move a value by a few thousandths of a pair. ``average_by`` does not apply.
 
 Significance (mt-metrics-eval's ``PermutationSigDiff``, PERM-BOTH of Deutsch et al. 2021): both metrics'
 judged scores are z-scored, and in each of ``k`` draws every cell's two scores are swapped with probability 1/2;
@@ -37,7 +53,16 @@ arithmetic, so draws equal to the observation tie exactly there; here they tie u
 cells is exactly +-1 (scipy's value). A draw that ties the observation in exact arithmetic but not in
 mt-metrics-eval's floating-point sums (its ``acc_eq`` keeps a running sum) is counted here and not there: one
 draw in 100 in one of the oracle's cases (p 0.72 vs 0.71). A constant metric z-scores to zeros where its statistic
-is defined (``accuracy``, ``kendall_like``, ``acc_eq``; mt-metrics-eval: NaN).
+is defined (``accuracy``, ``kendall_like``, ``acc_eq``, ``spa``; mt-metrics-eval: NaN).
+
+The test of ``spa`` is mt-metrics-eval's (``CompareMetricsWithPairwiseConfidenceError``: the PERM-BOTH test above
+over the judged cells in system order, each draw's two mixtures scored with ``spa``) with its arithmetic: float32
+p-values as :func:`spa_p_values` computes them (its matrix products are bitwise those of its per-matrix calls, several
+matrices at once), float64 ``1 - mean``, and a draw counts when its difference is ``>=`` the observed one exactly (no
+:data:`TIE_TOLERANCE`: SPA values are few and tie often). Same seed, same draws, same p-values (the tests compare
+them for equality). mt-metrics-eval has no test of ``pdp`` (its permutation test passes ``pdp`` to scipy's
+``pearsonr``, which refuses it): here it is the same PERM-BOTH test over the judged cells in system order, checked
+against mt-metrics-eval's ``PermutationSigDiff`` run with its own PDP as the statistic.
 
 Where this differs from mt-metrics-eval, on purpose: an undefined statistic is None with a reason (mt-metrics-eval:
 0 or NaN); ``acc_eq`` searches every pair (``sample_rate=1``; exact ties between thresholds go to the smallest);
@@ -796,7 +821,7 @@ def system_scores(scores: np.ndarray, human: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
-    "AVERAGES", "Correlation", "DARR_THRESHOLD", "MAX_DRAWS", "PermutationParams", "STATISTICS", "TIE_TOLERANCE",
-    "as_matrix", "assign_ranks", "bootstrap_interval", "check_draws", "correlation", "permutation_test",
-    "significance_clusters", "system_scores", "williams_test",
+    "AVERAGES", "Correlation", "DARR_THRESHOLD", "MAX_DRAWS", "PermutationParams", "SPA_PERMUTATIONS", "SPA_SEED",
+    "STATISTICS", "TIE_TOLERANCE", "as_matrix", "assign_ranks", "bootstrap_interval", "check_draws", "correlation",
+    "permutation_test", "significance_clusters", "spa_p_values", "system_scores", "williams_test",
 ]

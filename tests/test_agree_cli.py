@@ -13,8 +13,8 @@ import scipy.stats
 
 from nlgmetrics import agree
 from nlgmetrics.agreement import statistics as A
-from nlgmetrics.agreement.records import (Judgments, read_annotations, read_mtme, read_mtme_folder, read_table,
-                                      read_wmt_da)
+from nlgmetrics.agreement.mtme_data import read_mtme_folder
+from nlgmetrics.agreement.records import Judgments, read_annotations, read_mtme, read_table, read_wmt_da
 from nlgmetrics.cli import main
 from nlgmetrics.agreement import check_plot_path, merge, report
 

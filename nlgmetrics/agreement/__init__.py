@@ -13,9 +13,9 @@ them), with bootstrap intervals and significance clusters. One package, three fi
 ``from nlgmetrics import agree`` is :func:`nlgmetrics.agreement.agree`.
 """
 
-from nlgmetrics.agreement.mtme_data import read_mtme_data
-from nlgmetrics.agreement.records import (FORMATS, Judgments, read_annotations, read_mtme, read_mtme_folder,
-                                          read_mtme_scores, read_table, read_wmt_da)
+from nlgmetrics.agreement.mtme_data import read_mtme_data, read_mtme_folder
+from nlgmetrics.agreement.records import (FORMATS, Judgments, read_annotations, read_mtme, read_mtme_scores,
+                                          read_table, read_wmt_da)
 from nlgmetrics.agreement.run import (LEVELS, REPORT_FORMATS, agree, check_plot_path, merge, metric_scores, plot,
                                       report)
 from nlgmetrics.agreement.statistics import (AVERAGES, DARR_THRESHOLD, STATISTICS, Correlation, PermutationParams,

@@ -212,6 +212,12 @@ def read_mtme_data(folder: str | Path, pair: str, gold: str = "mqm", level: str 
         hypotheses, references, where)
 
 
+def read_mtme_folder(folder: str | Path, pair: str, rater: str = "mqm",
+                     metrics: Mapping[str, str | Path] | None = None) -> Judgments:
+    """The segment scores of a test-set folder: :func:`read_mtme_data` with ``gold=rater`` at ``level="seg"``."""
+    return read_mtme_data(folder, pair, rater, metrics=metrics)
+
+
 def _read_level(path: Path, level: str, seg_domains: list[str] | None, doc_names: list[str],
                 domain_names: list[str], human: bool, scale: str | None) -> dict[str, list[float | None]]:
     if level == "domain":
@@ -230,4 +236,4 @@ def _texts(path: Path) -> list[str | None]:
     return [None if line.rstrip() == NO_TRANSLATION else line for line in _read_lines(path)]
 
 
-__all__ = ["LEVELS", "read_documents", "read_mtme_data", "read_score_file"]
+__all__ = ["LEVELS", "read_documents", "read_mtme_data", "read_mtme_folder", "read_score_file"]

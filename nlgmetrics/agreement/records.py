@@ -7,7 +7,7 @@ Formats:
   ``{DATA}-{src}{tgt}-ref.{tgt}`` and ``{lp}/{DATA}.{SYSTEM}.{lp}`` (lines HTML-unescaped), so metrics can be scored.
 - ``mtme``: mt-metrics-eval's score files (``human-scores/{lp}.{rater}.seg.score``,
   ``metric-scores/{lp}/{metric}-{ref}.seg.score``): lines ``SYSTEM<TAB>SCORE`` (``None`` = missing), each system's
-  segments in order; or a test-set folder holding both (:func:`read_mtme_folder`).
+  segments in order; a test-set folder: :mod:`nlgmetrics.agreement.mtme_data`.
 - ``table``: CSV, TSV or JSON Lines with named columns (human, system, item, metric score, hypothesis, reference).
 - ``annotations``: JSON Lines with several annotators and quality dimensions per record (SummEval's layout:
   ``{"id", "model_id", "decoded", "references", "expert_annotations": [{"coherence": 2, ...}, ...]}``); the human
@@ -219,15 +219,6 @@ def read_mtme(human: str | Path, metrics: Mapping[str, str | Path] | None = None
             column += [math.nan if v is None else v for v in scores[system]]
         metric_columns[name] = column
     return Judgments.from_records(systems, items, values, metric_columns)
-
-
-def read_mtme_folder(folder: str | Path, pair: str, rater: str = "mqm",
-                     metrics: Mapping[str, str | Path] | None = None) -> Judgments:
-    """An mt-metrics-eval test-set folder's segment scores: ``human-scores/{pair}.{rater}.seg.score`` and its
-    metrics (:func:`nlgmetrics.agreement.mtme_data.read_mtme_data`, which also reads the other levels)."""
-    from nlgmetrics.agreement.mtme_data import read_mtme_data
-
-    return read_mtme_data(folder, pair, rater, metrics=metrics)
 
 
 def _rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[tuple[str, dict[str, str]]]]:

@@ -195,6 +195,18 @@ def main() -> int:
     except ValueError as exc:
         cases.append({"kind": "pdp_error", "statistic": "kendall_b", "error": str(exc)})
 
+    # -- the first oracle's datasets (tests/data/mtme_oracle.json.gz: every judged WMT17 DA de-en and cs-en
+    # segment with its metric scores, synthetic data with ties and missing judgments) -------------------------
+    first = json.loads(gzip.decompress((ROOT / "tests" / "data" / "mtme_oracle.json.gz").read_bytes()))
+    for name, dataset in first["datasets"].items():
+        gold = [v for row in dataset["human"] for v in row]
+        for metric, rows in dataset["metrics"].items():
+            values = [0.0 if v is None else v for row in rows for v in row]
+            corr = stats.Correlation(len(dataset["human"]), gold, values)
+            cases.append({"kind": "dataset", "dataset": name, "metric": metric,
+                          "pdp": {a: attempt(lambda a=a: corr.Pearson(a, pdp=True)[0]) for a in ("none", "item", "sys")},
+                          "spa": attempt(lambda: corr.PairwiseConfidenceError()[0])})
+
     # -- the data folder: EvalSet + GetCorrelations, every level ------------------------------------------------
     info = meta_info.MetaInfo("refA", {"seg": "mqm", "doc": "mqm", "domain": "mqm", "sys": "mqm"}, set(), set())
     evs = data.EvalSet("wmt17", PAIR, True, info=info, path=str(FIXTURE), strict=True)
@@ -285,7 +297,8 @@ def main() -> int:
             "commit": commit, "command": "python -m benchmarks.mtme_oracle_spa --mtme CHECKOUT",
             "numpy": np.__version__, "scipy": scipy.__version__, "pythonhashseed": "0",
             "inputs": "mt-metrics-eval's unit-test vectors (stats_test.py; pce_test.py's np.random.rand(10, 100), "
-                      "drawn here with RandomState(12345)); tests/data/mtme_wmt17 read by its EvalSet",
+                      "drawn here with RandomState(12345)); tests/data/mtme_oracle.json.gz's datasets (WMT17 DA "
+                      "de-en and cs-en, synthetic); tests/data/mtme_wmt17 read by its EvalSet",
         },
         "inputs": inputs, "folder": folder, "cases": cases,
     }

@@ -86,6 +86,31 @@ def test_pairwise_p_values_equal_mt_metrics_eval(case):
     assert A.spa_p_values(human).tolist() == case["p_values"]
 
 
+@pytest.mark.parametrize("case", cases("dataset"), ids=lambda c: f"{c['dataset']}-{c['metric']}")
+def test_pdp_and_spa_on_wmt17_da_and_synthetic_data(case):
+    """The first oracle's data (every judged WMT17 DA de-en/cs-en segment, synthetic ties and missing judgments)."""
+    from test_agree import oracle as first_oracle
+
+    data = first_oracle()["datasets"][case["dataset"]]
+    human, metric = data["human"], data["metrics"][case["metric"]]
+    for average, expected in case["pdp"].items():
+        if isinstance(expected, dict):  # one item per system, differences by system
+            with pytest.raises(ValueError, match="at least 2"):
+                A.correlation(human, metric, "pdp", average)
+        else:
+            assert _value(A.correlation(human, metric, "pdp", average)) == pytest.approx(expected, abs=1e-12)
+    spa, complete = A.correlation(human, metric, "spa"), ~np.isnan(human).any(axis=0)
+    if complete.all():
+        assert spa.value == case["spa"]
+    elif not complete.any():
+        # WMT17 DA judges each segment for one system: no pair of systems shares an item. mt-metrics-eval drops the
+        # missing cells and reshapes what is left: an error for de-en (560 cells, 11 systems), for cs-en (4 systems)
+        # a number that compares different segments of each system
+        assert spa.value is None and "no item is judged for every system" in spa.reason
+    else:
+        assert spa.value == A.correlation(human[:, complete], metric[:, complete], "spa").value
+
+
 # -- the data folder --------------------------------------------------------------------------------------------
 def _read(key: str):
     """Our reader on the key's (gold, level, domain), systems put in mt-metrics-eval's order."""
@@ -167,10 +192,14 @@ def test_wmt24_style_row_from_the_folder(capsys):
     assert row["level"] == "system" and row["ci_low"] <= row["value"] <= row["ci_high"]
     assert {r["metric"]: r["value"] for r in seg["rows"]} == pytest.approx(
         {c["metric"]: c["acc_eq_item"] for c in cases("folder") if c["key"] == "mqm/seg/None"}, abs=1e-12)
-    assert main(["agree", str(FOLDER), "-i", "mtme", "--mtme-pair", "de-en", "-s", "spa", "acc_eq", "--level",
-                 "system", "segment", "--k", "0", "--n-resamples", "0", "-f", "csv"]) == 0
+    assert main(["agree", str(FOLDER), "-i", "mtme", "--mtme-pair", "de-en", "-s", "spa", "acc_eq", "pdp",
+                 "--level", "system", "segment", "--average", "item", "--k", "0", "--n-resamples", "0",
+                 "-f", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert sum(",spa," in line for line in lines) == 3 and all(",segment,spa," not in line for line in lines)
+    pdp = {line.split(",")[3]: float(line.split(",")[4]) for line in lines if line.startswith("segment,pdp,item,")}
+    assert pdp == pytest.approx({c["metric"]: c["pdp"]["item"] for c in cases("folder")
+                                 if c["key"] == "mqm/seg/None"}, abs=1e-12)
     with pytest.raises(ValueError, match="system-level statistic"):
         agree(judgments, statistics=["spa"], levels=["segment"])
 

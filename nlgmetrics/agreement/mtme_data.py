@@ -37,7 +37,6 @@ The reader rule (:mod:`nlgmetrics.agreement.records`) holds; besides, every erro
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 

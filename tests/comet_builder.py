@@ -199,6 +199,8 @@ for model_spec in job["models"]:
         scores[f"__cpu_seconds_{label}__"] = time.process_time() - cpu
         scores[f"__load_seconds_{label}__"] = loaded
         scores[f"__scores_{label}__"] = system_scores
+    if model_spec.get("exec"):  # a test's own oracle code on this loaded model (tests/test_mbr.py: comet-mbr's code)
+        exec(model_spec["exec"], {"model": model, "scores": scores, "job": job, "spec": model_spec})
     out[folder] = scores
 for spec in job.get("shapes", []):
     # a published configuration built by unbabel-comet's own class on the meta device (no memory): its weights'
@@ -219,8 +221,9 @@ def oracle_scores(job: dict, workdir: Path, timeout: int = 900, env: dict[str, s
     """Run :data:`ORACLE_SCRIPT` on ``job`` (``models``: [{folder, hparams, seed, keys}], ``samples``: {name: [{src,
     mt, ref}]}) in the oracle venv (``env``: extra environment, e.g. ``HF_HUB_CACHE``); ``{folder: {sample name:
     scores}}``. A model may also give ``fill`` ({parameter name: value} set after the random draw), ``variants``
-    ({prefix: keys}: each sample set scored once per key set, as ``prefix + name``) and ``metadata`` (names of
-    ``predict``'s metadata to return, as ``__name__prefix + sample name``)."""
+    ({prefix: keys}: each sample set scored once per key set, as ``prefix + name``), ``metadata`` (names of
+    ``predict``'s metadata to return, as ``__name__prefix + sample name``) and ``exec`` (Python run on the loaded
+    ``model`` with ``scores``, ``job`` and ``spec`` in scope; what it adds to ``scores`` is returned)."""
     from oracle_venv import run_oracle
 
     path = Path(workdir) / "oracle_job.json"

@@ -10,7 +10,7 @@ sources. Two candidate counts:
 Rows (each anchor in its own venv, tests/mbr_oracles.py; both sides one torch thread, model loading excluded, ours
 from an empty embedding cache):
 
-1. exact COMET-MBR on the small estimator tests/test_mbr.py builds (unbabel-comet's own classes; XLM-R 2 layers,
+1. exact COMET-MBR on the small estimator tests/test_mbr.py builds (tests/mbr_oracles.py's ``ESTIMATOR``) (unbabel-comet's own classes; XLM-R 2 layers,
    hidden 64, head 32-16): comet-mbr's ``build_embeddings`` + ``mbr_decoding`` + ``argmax`` in float32 (its command's
    ``model.half()`` and ``.cuda()`` need a GPU) and mbrs' exact ``DecoderMBR`` with its ``comet`` metric (``cpu``).
    Targets: >= 3x comet-mbr's float32 computation and >= mbrs.
@@ -20,15 +20,18 @@ from an empty embedding cache):
 4. memory: exact chrF-MBR and COMET-MBR of one source with N = 1,024 candidates (64 segments' outputs pooled):
    seconds and the peak of memory allocated during the call (tracemalloc: numpy's and torch's CPU buffers are not
    all traced by it, so the process's peak RSS growth is reported too).
-5. quality (a sanity figure, not a target): corpus BLEU and chrF against the reference of the outputs selected by
+5. exact COMET-MBR on a MiniLM-size encoder (12 layers, hidden 384: encoding compute-bound), with a softmax mix of
+   every layer and with wmt22-comet-da's sparsemax mix (a random draw: ours runs the encoder only up to the last
+   layer the mix weights), against comet-mbr's float32 computation.
+6. quality (a sanity figure, not a target): corpus BLEU and chrF against the reference of the outputs selected by
    chrF-MBR and BLEU-MBR over all segments, beside the best and the median single system and the oracle selection
    (the candidate with the best sentence chrF against the reference).
 
 ``same selection``: whether ours selected the same texts as the anchor (a different index of an identical text counts
 as the same). CPU seconds include child processes (mbrs' pools). Speed-ups are CPU-second ratios.
 
-Run: ``python -m benchmarks.bench_mbr [--data ../shared/data] [--quick]`` (default S = 100 sources for N = 16 and 25
-for N = 64; quick: 20 and 5, no quality figure).
+Run: ``python -m benchmarks.bench_mbr [--data ../shared/data] [--quick] [--write]`` (default S = 100 sources for
+N = 16 and 25 for N = 64; quick: 20 and 5, no quality figure; ``--write``: results/mbr.json and results/mbr.md).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import torch  # noqa: E402
 
-from benchmarks.common import load_wmt17_ende, main, read_lines  # noqa: E402
+from benchmarks.common import load_wmt17_ende, read_lines  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from comet_builder import build_encoder, oracle_scores  # noqa: E402
@@ -153,16 +156,49 @@ def _run(data: Path, quick: bool, work: Path) -> dict:
         ours = comet(method="aggregate", convention="mbrs")
         rows.append(_row(f"aggregate COMET-MBR, {n}", ours, "mbrs DecoderAggregateMBR comet", mbrs["comet_aggregate"],
                          ours[0]["text"]))
+    rows += minilm_rows(by_case["N=16"], texts, work, env, quick)
     rows += memory_rows(systems, sources_all, estimator, quick)
     notes.append(f"CPU, {THREADS} torch thread(s) each side, model loading excluded; CPU seconds include child "
                  "processes. COMET checkpoint: random weights, unbabel-comet's own classes (tests/comet_builder.py, "
-                 "tests/test_mbr.py's ESTIMATOR on a 2-layer hidden-64 XLM-R).")
+                 "tests/mbr_oracles.py's ESTIMATOR on a 2-layer hidden-64 XLM-R).")
     result = {"metric": "mbr", "rows": rows, "notes": notes}
     if not quick:
         result["quality"] = quality(reference, systems)
         notes.append("quality: " + "; ".join(f"{k}: BLEU {v['bleu']:.2f}, chrF {v['chrf']:.2f}"
                                                for k, v in result["quality"].items()))
     return result
+
+
+def minilm_rows(case: tuple, texts: list[str], work: Path, env: dict, quick: bool) -> list[dict]:
+    """Exact COMET-MBR on a larger encoder (Multilingual-MiniLM-L12-H384's shape: 12 layers, hidden 384) where
+    encoding is compute-bound, with two layer mixes: softmax over every layer (the whole encoder runs) and
+    wmt22-comet-da's sparsemax (a random draw keeps some layers: ours runs the encoder up to the last one)."""
+    from nlgmetrics.embed.cache import get_cache
+    from nlgmetrics.learned.comet import load_comet
+    from nlgmetrics.mbr import mbr
+
+    sources, groups = case
+    n = 5 if quick else 40
+    sources, groups = sources[:n], groups[:n]
+    encoder = build_encoder(work / "xlmr-minilm", texts[:20000], vocab_size=4000, hidden_size=384,
+                            num_hidden_layers=12, num_attention_heads=12, intermediate_size=1536)
+    mixes = {"softmax mix of every layer": ESTIMATOR,
+             "sparsemax mix (wmt22-comet-da's), random draw": {**ESTIMATOR, "layer_transformation": "sparsemax",
+                                                               "layer_norm": False}}
+    rows = []
+    for k, (label, hparams) in enumerate(mixes.items()):
+        folder = work / f"minilm-{k}"
+        job = {"models": [{"folder": str(folder), "hparams": {**hparams, "pretrained_model": str(encoder)}, "seed": 2,
+                           "exec": COMET_MBR, "mbr": [comet_mbr_run("N=16", sources, groups)]}], "samples": {}}
+        anchor = oracle_scores(job, work, timeout=5400, env=env)[str(folder)]["__mbr__N=16"]
+        comet = load_comet(str(folder))
+        get_cache().clear()
+        ours = _timed(lambda: mbr(groups, "comet", sources=sources, model=str(folder)))
+        row = _row(f"exact COMET-MBR, MiniLM-size encoder, {label}, N=16 x {n} sources", ours, "comet-mbr (float32)",
+                   anchor, ours[0]["text"])
+        row["encoder_blocks_run"] = len(comet.encoder.encoder.layer)
+        rows.append(row)
+    return rows
 
 
 def memory_rows(systems: dict, sources: list[str], estimator: Path, quick: bool) -> list[dict]:
@@ -218,5 +254,39 @@ def quality(reference: list[str], systems: dict) -> dict:
     return {k: v for k, v in out.items() if not k.startswith("median system (")}
 
 
+def markdown(result: dict) -> str:
+    """The rows (speed and memory) and the quality figure as markdown tables."""
+    lines = ["| case | anchor | ours (CPU s) | anchor (CPU s) | speed-up (CPU) | same selection |", "|---|---|---|---|---|---|"]
+    for row in result["rows"]:
+        if "anchor" in row:
+            lines.append(f"| {row['case']} | {row['anchor']} | {row['ours_cpu_s']:.3f} | {row['anchor_cpu_s']:.3f} | "
+                         f"{row['speedup_cpu']:.2f}x | {'yes' if row['same_selection'] else 'no'} |")
+    lines += ["", "| memory case | seconds (CPU) | traced peak (MiB) | peak RSS growth (MiB) |", "|---|---|---|---|"]
+    for row in result["rows"]:
+        if "traced_peak_mb" in row:
+            lines.append(f"| {row['case']} | {row['ours_cpu_s']:.2f} | {row['traced_peak_mb']:.1f} | "
+                         f"{row['rss_growth_mb']:.0f} |")
+    if "quality" in result:
+        lines += ["", "| selection (all 3,004 segments, 16 candidates each) | BLEU | chrF |", "|---|---|---|"]
+        for name, values in result["quality"].items():
+            lines.append(f"| {name} | {values['bleu']:.2f} | {values['chrf']:.2f} |")
+    return "\n".join(lines + ["", *[f"- {note}" for note in result["notes"]]]) + "\n"
+
+
 if __name__ == "__main__":
-    main(run)
+    import argparse
+    import json
+
+    from benchmarks.common import DEFAULT_DATA
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--write", action="store_true", help="also write benchmarks/results/mbr.json and mbr.md")
+    args = parser.parse_args()
+    measured = run(args.data, args.quick)
+    print(json.dumps(measured, indent=1))
+    if args.write:
+        results = Path(__file__).resolve().parent / "results"
+        (results / "mbr.json").write_text(json.dumps(measured, indent=1) + "\n", encoding="utf-8")
+        (results / "mbr.md").write_text(markdown(measured), encoding="utf-8")

@@ -290,3 +290,25 @@ def test_cli_mbr_and_rerank(data, tmp_path, capsys):
                        + "\n", encoding="utf-8")
     assert main(["mbr", "-c", str(records)]) == 2
     assert "candidates.jsonl:2: the record has no 'source' while others have" in capsys.readouterr().err
+
+
+def test_qe_reranking_with_metricx_qe_and_the_judge(data, tmp_path):
+    """MetricX-QE (lower is better: the lowest wins) and the judge (G-Eval scores) as reranking metrics: each pick is
+    the best of the metric's own scores for that source's candidates."""
+    from learned_checkpoints import build_metricx
+    from tiny_judge import tiny_judge_folder
+
+    from nlgmetrics.judge.core import compute_llm_judge
+    from nlgmetrics.learned.metricx import compute_metricx
+
+    groups, sources = [g[:5] for g in data["groups"][:3]], data["sources"][:3]
+    flat, owners = [c for g in groups for c in g], [s for s, g in zip(sources, groups) for _ in g]
+    metricx = str(build_metricx(tmp_path / "metricx"))
+    ours = rerank(groups, "metricx", sources=sources, checkpoint=metricx, qe=True, return_scores=True)
+    scores = np.reshape(compute_metricx(flat, None, metricx, sources=owners, qe=True)["scores"], (3, 5))
+    assert ours["index"] == scores.argmin(axis=1).tolist() and np.allclose(ours["scores"], scores)
+    assert "metric:metricx{" in ours["signature"]
+    judge = {"model": tiny_judge_folder(), "cache": False}
+    ours = rerank(groups, "llm_judge", sources=sources, return_scores=True, **judge)
+    scores = np.reshape(compute_llm_judge(flat, sources=owners, **judge)["scores"], (3, 5))
+    assert ours["index"] == scores.argmax(axis=1).tolist() and np.allclose(ours["scores"], scores)

@@ -3,7 +3,8 @@
 Candidates come in comet-mbr's layout (a text file of N consecutive lines per source, ``-n N``) or as JSON Lines, one
 record per source: ``{"candidates": [...], "source": "...", "samples": [...]}`` (``source`` and ``samples``
 optional, in every record or in none; N may vary). The selected candidates are written one per line (``-f text``, as
-comet-mbr's output file), or as JSON Lines / JSON with the index, the expected utility and the signature.
+comet-mbr's output file; a newline inside a candidate is written as a space there, ``-f jsonl`` keeps it), or as
+JSON Lines / JSON with the index, the expected utility and the signature.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     mbr.add_argument("--num-samples", type=_positive_int, default=None, help="pseudo-references per source")
     mbr.add_argument("--metric", "-m", default="chrf", help="the utility: a metric name, or NAME:KEY (bertscore:f1)")
     mbr.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                     help="an option of the utility metric, e.g. -o model=PATH (repeatable)")
+                     help="an option of the utility metric, e.g. -m comet -o model=PATH (repeatable)")
     mbr.add_argument("--method", choices=["exact", "aggregate", "centroid"], default="exact",
                      help="exact (N x N), aggregate (reference aggregation), centroid (k-means, COMET)")
     mbr.add_argument("--convention", choices=["comet-mbr", "mbrs"], default="comet-mbr",

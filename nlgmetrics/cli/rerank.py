@@ -31,8 +31,8 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     reranking.add_argument("--references", "-r", default=None, type=InputPath(),
                            help="one reference per line, one line per source (reference-based reranking)")
     reranking.add_argument("--metric", "-m", required=True,
-                           help="comet (-o model=a COMET-Kiwi checkpoint), metricx (-o qe=true), llm_judge, or any "
-                                "metric with --references")
+                           help="-m comet -o model=KIWI_CHECKPOINT (COMET-Kiwi), -m metricx -o qe=true (MetricX-QE), "
+                                "llm_judge, or any metric with --references")
     reranking.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                            help="an option of the metric (repeatable)")
     reranking.add_argument("--scores", action="store_true", help="jsonl/json: add every candidate's score")

@@ -116,8 +116,9 @@ def _lists(value: Any, name: str) -> list[list[str]]:
     out = []
     for i, group in enumerate(outer):
         if isinstance(group, (str, bytes)):
-            raise InputError(f"{name}[{i}] is a string; give one list of strings per source (e.g. [[a, b], [c, d]]), "
-                             "or read a file of N lines per source with nlgmetrics.mbr.files.read_candidates.")
+            raise InputError(f"{name}[{i}] is a string; give one list of strings per source (e.g. [[a, b], [c, d]]); "
+                             "a flat list of N candidates per source: [flat[i : i + N] for i in range(0, len(flat), N)]"
+                             " (the command line reads that layout with -n N).")
         out.append(check_predictions(group, f"{name}[{i}]"))
     return out
 
@@ -379,7 +380,10 @@ def rerank(
     groups, sources, _ = _check_groups(candidates, sources, None)
     refs = None
     if references is not None:
-        refs = check_references(references, len(groups))
+        refs = check_references(references)
+        if len(refs) != len(groups):
+            raise InputError(f"got {len(groups)} candidate lists but {len(refs)} references: give one reference (or "
+                             "a list of them) per source.")
     metric, options = _metric_options(metric, options, sources, "reranking metric", refs is not None)
     scores, signature, higher = _qe_scores(metric, options, groups, sources, refs)
     out: dict[str, Any] = {"index": [], "text": [], "score": []}

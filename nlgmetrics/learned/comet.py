@@ -439,6 +439,27 @@ class Comet:
     def requires_references(self) -> bool:
         return requires_references(self.kind, self.segments)
 
+    # -- the estimators on sentence embeddings (MBR's COMET utility: nlgmetrics.mbr.utilities) --------------------
+    def sentence_embeddings(self, texts: Sequence[str], batch_size: int = 16,
+                            progress: bool = False) -> tuple[torch.Tensor, int]:
+        """Estimators: the pooled sentence embedding of each text, ``(len(texts), hidden)`` float32 on CPU (each
+        distinct text encoded once, in length-sorted batches, through the shared embedding cache), and how many
+        distinct texts were truncated."""
+        if self.kind not in ESTIMATORS:
+            raise ValueError(f"COMET model {self.folder.name} ({self.kind}) encodes its inputs jointly; only the "
+                             f"estimators ({', '.join(ESTIMATORS)}) have sentence embeddings.")
+        distinct = list(dict.fromkeys(texts))
+        rows, cut = self.token_ids(distinct)
+        vectors, _ = self._embed(distinct, rows, batch_size, False, None, progress, "sentences")
+        index = {t: i for i, t in enumerate(distinct)}
+        return vectors[[index[t] for t in texts]], cut
+
+    def estimate(self, s: torch.Tensor, m: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        """A ``regression_metric``'s scores from sentence embeddings, one per row, as :meth:`score` computes them:
+        ``FFN([m; r; m*r; |m-r|; m*s; |m-s|])``, float32 on CPU."""
+        features = torch.cat((m, r, m * r, torch.abs(m - r), m * s, torch.abs(m - s)), dim=1)
+        return torch.as_tensor(self._head(features)).float()
+
     # -- tokens ---------------------------------------------------------------------------------------------------
     def token_ids(self, texts: Sequence[str]) -> tuple[list[list[int]], int]:
         """Token ids with special tokens, truncated as unbabel-comet's tokenizer call (``max_length =
@@ -611,36 +632,9 @@ class Comet:
         return out
 
     def _head(self, features: torch.Tensor) -> list[float]:
-        return self._head_scores(features).tolist()
-
-    def _head_scores(self, features: torch.Tensor) -> torch.Tensor:
         with self.lock, torch.inference_mode():
             out = [self.head(chunk.to(self.device)).view(-1).float().cpu() for chunk in features.split(4096)]
-        return torch.cat(out)
-
-    # -- the estimators on sentence embeddings (also MBR's utility: nlgmetrics.mbr) --------------------------------
-    def sentence_embeddings(self, texts: Sequence[str], batch_size: int = 16,
-                            progress: bool = False) -> tuple[torch.Tensor, int]:
-        """Estimators: the pooled sentence embedding of each text, ``(len(texts), hidden)`` float32 on CPU (each
-        distinct text encoded once, in length-sorted batches, and kept in the shared embedding cache), and how many
-        distinct texts were truncated."""
-        if self.kind not in ESTIMATORS:
-            raise ValueError(f"COMET model {self.folder.name} ({self.kind}) encodes its inputs jointly; only the "
-                             f"estimators ({', '.join(ESTIMATORS)}) have sentence embeddings.")
-        distinct = list(dict.fromkeys(texts))
-        rows, cut = self.token_ids(distinct)
-        vectors, _ = self._embed(distinct, rows, batch_size, False, None, progress, "sentences")
-        index = {t: i for i, t in enumerate(distinct)}
-        return vectors[[index[t] for t in texts]], cut
-
-    def estimate(self, s: torch.Tensor, m: torch.Tensor, r: torch.Tensor | None) -> torch.Tensor:
-        """The estimator's scores from sentence embeddings, one per row: ``FFN([m; r; m*r; |m-r|; m*s; |m-s|])``
-        (``regression_metric``), ``FFN([m; s; m*s; |m-s|])`` (referenceless); float32 on CPU."""
-        if self.kind == "regression_metric":
-            features = torch.cat((m, r, m * r, torch.abs(m - r), m * s, torch.abs(m - s)), dim=1)
-        else:
-            features = torch.cat((m, s, m * s, torch.abs(m - s)), dim=1)
-        return self._head_scores(features)
+        return torch.cat(out).tolist()
 
     # -- scoring --------------------------------------------------------------------------------------------------
     def score(self, sources: Sequence[str] | None, predictions: Sequence[str], references: Sequence[str] | None,
@@ -667,8 +661,12 @@ class Comet:
             vectors, _ = self._embed(distinct, rows, batch_size, False, None, progress, "sentences")
             index = {t: i for i, t in enumerate(distinct)}
             m, s = (vectors[[index[t] for t in texts[name]]] for name in ("mt", "src"))
-            r = vectors[[index[t] for t in texts["ref"]]] if self.kind == "regression_metric" else None
-            return self.estimate(s, m, r).tolist(), cut
+            if self.kind == "regression_metric":
+                r = vectors[[index[t] for t in texts["ref"]]]
+                features = torch.cat((m, r, m * r, torch.abs(m - r), m * s, torch.abs(m - s)), dim=1)
+            else:
+                features = torch.cat((m, s, m * s, torch.abs(m - s)), dim=1)
+            return self._head(features), cut
         used = [name for name in ("mt", "src", "ref") if name in self.segments and name in given]
         combos = [["mt", "src"], ["mt", "ref"], ["mt", "src", "ref"]] if used == ["mt", "src", "ref"] else [used]
         per_combo, tag_probs = [], []

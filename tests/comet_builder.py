@@ -221,9 +221,8 @@ def oracle_scores(job: dict, workdir: Path, timeout: int = 900, env: dict[str, s
     """Run :data:`ORACLE_SCRIPT` on ``job`` (``models``: [{folder, hparams, seed, keys}], ``samples``: {name: [{src,
     mt, ref}]}) in the oracle venv (``env``: extra environment, e.g. ``HF_HUB_CACHE``); ``{folder: {sample name:
     scores}}``. A model may also give ``fill`` ({parameter name: value} set after the random draw), ``variants``
-    ({prefix: keys}: each sample set scored once per key set, as ``prefix + name``), ``metadata`` (names of
-    ``predict``'s metadata to return, as ``__name__prefix + sample name``) and ``exec`` (Python run on the loaded
-    ``model`` with ``scores``, ``job`` and ``spec`` in scope; what it adds to ``scores`` is returned)."""
+    ({prefix: keys}: each sample set scored once per key set, as ``prefix + name``) and ``metadata`` (names of
+    ``predict``'s metadata to return, as ``__name__prefix + sample name``)."""
     from oracle_venv import run_oracle
 
     path = Path(workdir) / "oracle_job.json"

@@ -8,8 +8,6 @@ integers, so every module, the CLI, compare and the adapters refuse the same val
 - A number (:func:`check_real`) is a finite real in a closed range that keeps every score finite; the error names
   the range.
 - A count or order (:func:`check_int`) is an integer in a closed range that bounds the work it causes.
-- Work over all pairs of two lists (MBR's utility matrices) is done in blocks of about a fixed number of pairs
-  (:func:`pair_blocks`), so memory stays bounded whatever the lists' lengths.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ import math
 import numbers
 import types
 import typing
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
@@ -103,8 +101,10 @@ def checked_options(function: F) -> F:
     return typing.cast(F, wrapper)
 
 
-def pair_blocks(shapes: Sequence[tuple[int, int]], max_pairs: int) -> Iterator[list[tuple[int, int, int]]]:
-    """Blocks of at most ``max_pairs`` pairs over grids of ``shapes[g] = (rows, columns)`` pairs (more only for one
+def pair_blocks(shapes: typing.Sequence[tuple[int, int]],
+                max_pairs: int) -> typing.Iterator[list[tuple[int, int, int]]]:
+    """Work over all pairs of two lists (MBR's utility matrices), in blocks, so memory stays bounded whatever the
+    lists' lengths: blocks of at most ``max_pairs`` pairs over grids of ``shapes[g] = (rows, columns)`` pairs (more only for one
     row wider than that): each block a list of ``(g, first row, end row)`` pieces, every piece all columns of a row
     range. A grid larger than ``max_pairs`` is cut into row ranges; small grids share a block."""
     block, size = [], 0

@@ -215,7 +215,7 @@ def test_mbr_selection_on_ray_equals_single_process(cluster):
 
     from conftest import DATA
 
-    from nlgmetrics.integration.ray_data import select_dataset
+    from nlgmetrics.integration.ray_mbr import select_dataset
     from nlgmetrics.mbr import mbr
 
     with gzip.open(DATA / "wmt17_ende_16systems_every10th.json.gz", "rt", encoding="utf-8") as handle:

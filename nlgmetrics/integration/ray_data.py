@@ -31,11 +31,6 @@ Sources: metrics that read them (COMET) take ``source_column=`` (one source text
 model once (the process-wide model cache). ``reference_columns=()`` scores without references, for reference-free
 metrics only.
 
-MBR selection (:func:`select_dataset`): one row per source, its candidates a list in one column; a pool of
-:class:`MBRSelector` actors runs :func:`nlgmetrics.mbr.mbr` on each batch of rows (one source's candidates per row,
-never split), adding ``mbr_index``, ``mbr_text``, ``mbr_expected_utility`` and ``mbr_signature``: the single-process
-selection, row for row.
-
 Row order is not kept unless ``ray.data.DataContext.get_current().execution_options.preserve_order = True``; keep
 an id column to join the scores back on.
 
@@ -60,10 +55,9 @@ import numpy as np
 from nlgmetrics._secrets import KEY_OPTION, check_shipped_options, key_from_environment
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.integration.suite import check_metrics, metric_options_for
-from nlgmetrics.registry import EMBEDDING, LEARNED, SOURCES_NONE, get_spec, metrics_of_kind, per_example_key
+from nlgmetrics.registry import EMBEDDING, LEARNED, SOURCES_NONE, get_spec, metrics_of_kind
 from nlgmetrics.registry import score as score_metric
 from nlgmetrics.semantic.idf import DocumentFrequencies
-from nlgmetrics.semantic.idf import needs_corpus_idf as _needs_corpus_idf
 
 if TYPE_CHECKING:  # ray is an optional extra
     import ray.data
@@ -114,6 +108,10 @@ def _idf_token_ids(metric: str, scorer: Any, texts: Sequence[str]) -> list[list[
     return [table[t] for t in texts]
 
 
+def _needs_corpus_idf(metric: str, options: Mapping[str, Any]) -> bool:
+    if metric == "moverscore":
+        return options.get("idf", True) is True
+    return metric == "bertscore" and options.get("idf", False) is True
 
 
 # -- building the scorers -------------------------------------------------------------------------------------------
@@ -474,96 +472,6 @@ def score_dataset(
             "source_column": source_column,
             "metric_options": options, "num_threads": max(1, int(num_cpus)) if num_threads is None else num_threads,
         },
-        batch_size=batch_size, batch_format="numpy", compute=_pool(concurrency, per_actor, available),
-        num_cpus=num_cpus, num_gpus=num_gpus,
-    )
-
-
-# -- MBR selection --------------------------------------------------------------------------------------------------
-MBR_COLUMNS = ("mbr_index", "mbr_text", "mbr_expected_utility", "mbr_signature")
-
-
-class MBRSelector:
-    """A ``Dataset.map_batches`` callable class: :func:`nlgmetrics.mbr.mbr` on each batch of rows, one source per row
-    (its candidates in ``candidates_column``, optionally its source text and its pseudo-references), adding
-    :data:`MBR_COLUMNS`. ``options``: the utility metric's options; ``mbr_options``: :func:`~nlgmetrics.mbr.mbr`'s own
-    (method, convention, top_k, qe_metric, qe_options, n_centroids, ...)."""
-
-    def __init__(self, metric: str = "chrf", *, candidates_column: str = "candidates", source_column: str | None = None,
-                 samples_column: str | None = None, options: Mapping[str, Any] | None = None,
-                 mbr_options: Mapping[str, Any] | None = None, num_threads: int | None = None) -> None:
-        self.metric, self.columns = metric, (candidates_column, source_column, samples_column)
-        self.options, self.mbr_options = dict(options or {}), dict(mbr_options or {})
-        if num_threads is not None:
-            import torch
-
-            torch.set_num_threads(int(num_threads))
-
-    def __call__(self, batch: Any) -> Any:
-        from nlgmetrics.mbr import mbr
-
-        candidates_column, source_column, samples_column = self.columns
-        lists = lambda name: [list(cell) for cell in _column(batch, name)]  # noqa: E731
-        result = mbr(lists(candidates_column), self.metric,
-                     sources=None if source_column is None else _column(batch, source_column),
-                     samples=None if samples_column is None else lists(samples_column),
-                     **self.mbr_options, **self.options)
-        expected = result["expected_utility"]
-        batch["mbr_index"] = np.asarray(result["index"], dtype=np.int64)
-        batch["mbr_text"] = np.array(result["text"], dtype=object)
-        batch["mbr_expected_utility"] = (np.array(expected, dtype=object) if None in expected
-                                         else np.asarray(expected, dtype=np.float64))
-        batch["mbr_signature"] = np.array([result["signature"]] * len(expected), dtype=object)
-        return batch
-
-
-def select_dataset(
-    ds: ray.data.Dataset,
-    metric: str = "chrf",
-    *,
-    candidates_column: str = "candidates",
-    source_column: str | None = None,
-    samples_column: str | None = None,
-    metric_options: Mapping[str, Any] | None = None,
-    concurrency: int | tuple[int, int] | None = None,
-    num_gpus: float | None = None,
-    num_cpus: float = 1,
-    batch_size: int = 16,
-    num_threads: int | None = None,
-    **mbr_options: Any,
-) -> ray.data.Dataset:
-    """``ds`` (one row per source) with its MBR selection (:data:`MBR_COLUMNS`), by a pool of :class:`MBRSelector`
-    actors: each loads the utility's model once and selects ``batch_size`` sources per call, as
-    :func:`nlgmetrics.mbr.mbr` selects them in one process. ``metric_options``: the utility metric's options (a
-    credential is refused: they travel to the actors); ``mbr_options``: method, convention, top_k, qe_metric, ...
-    GPU actors (one GPU each) when the cluster has GPUs and the utility or QE metric runs a model."""
-    import ray
-
-    from nlgmetrics.mbr import CONVENTIONS, METHODS
-
-    name = per_example_key(metric)[0]
-    options = get_spec(name).canonical_options(dict(metric_options or {}))
-    check_shipped_options(name, options, takes_key=KEY_OPTION in get_spec(name).option_names(), carrier=_CARRIER,
-                          reader=_READER)
-    qe = mbr_options.get("qe_metric")
-    if qe is not None:
-        qe_name = per_example_key(qe)[0]
-        check_shipped_options(qe_name, dict(mbr_options.get("qe_options") or {}),
-                              takes_key=KEY_OPTION in get_spec(qe_name).option_names(), carrier=_CARRIER,
-                              reader=_READER)
-    if mbr_options.get("method", "exact") not in METHODS or mbr_options.get("convention", "comet-mbr") not in CONVENTIONS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)} and convention one of {', '.join(CONVENTIONS)}.")
-    _check_dataset_columns(ds, candidates_column, [c for c in (source_column, samples_column) if c])
-    resources = ray.cluster_resources()
-    if num_gpus is None:
-        models = name in MODEL_METRICS or (qe is not None and per_example_key(qe)[0] in MODEL_METRICS)
-        num_gpus = 1 if resources.get("GPU", 0) > 0 and models else 0
-    per_actor, available = (num_gpus, resources.get("GPU", 0)) if num_gpus else (num_cpus, resources.get("CPU", 1))
-    return ds.map_batches(
-        MBRSelector,
-        fn_constructor_kwargs={"metric": metric, "candidates_column": candidates_column, "source_column": source_column,
-                               "samples_column": samples_column, "options": options, "mbr_options": mbr_options,
-                               "num_threads": max(1, int(num_cpus)) if num_threads is None else num_threads},
         batch_size=batch_size, batch_format="numpy", compute=_pool(concurrency, per_actor, available),
         num_cpus=num_cpus, num_gpus=num_gpus,
     )

@@ -86,10 +86,10 @@ def reads_sources(metric: str) -> bool:
 def sample_options(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """The options one sample is scored with: ``options``, with ``idf=False`` where the metric's idf would come from
     the corpus (a corpus of one text gives every token idf 0)."""
-    from nlgmetrics.semantic.idf import needs_corpus_idf  # the one rule for corpus-level idf
+    from nlgmetrics.integration.ray_data import _needs_corpus_idf  # the one rule for corpus-level idf
 
     out = dict(options)
-    if get_spec(metric).kind != LEARNED and needs_corpus_idf(metric, out):
+    if get_spec(metric).kind != LEARNED and _needs_corpus_idf(metric, out):
         out["idf"] = False
     return out
 

@@ -36,15 +36,9 @@ import numpy as np
 from nlgmetrics import __version__
 from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import MAX_BETA, check_int, check_real, checked_options, pair_blocks
+from nlgmetrics.options import MAX_BETA, check_int, check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
-from nlgmetrics.text.ngrams import (
-    clipped_matches,
-    ngram_count_matrices,
-    ngram_counts,
-    pairwise_clipped_matches,
-    segment_clipped_matches,
-)
+from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
 
 EPS = 1e-16
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -369,6 +363,9 @@ class CHRF:
         Each distinct text of a group is prepared and counted once; the clipped matches of all its pairs come from
         sparse products of the groups' n-gram count matrices (:func:`nlgmetrics.text.ngrams.pairwise_clipped_matches`),
         ``max_pairs`` pairs at a time, so memory stays bounded whatever the group sizes (MBR utilities)."""
+        from nlgmetrics.options import pair_blocks
+        from nlgmetrics.text.ngrams import pairwise_clipped_matches
+
         hyp_units, ref_units, kinds = self._group_counts(groups)
         out = [np.empty((len(h), len(r))) for h, r in zip(hyp_units, ref_units)]
         for pieces in pair_blocks([(len(h), len(r)) for h, r in zip(hyp_units, ref_units)], max_pairs):
@@ -430,6 +427,8 @@ class CHRF:
                       ) -> tuple[list[np.ndarray], list[np.ndarray], list[tuple[list, np.ndarray]]]:
         """Each group's distinct texts as units (``hyp_units[g][i]``, ``ref_units[g][j]``: the unit of each text)
         and, per kind (characters, then words), the units' n-gram count matrices and n-gram totals."""
+        from nlgmetrics.text.ngrams import ngram_count_matrices
+
         units: dict[tuple[int, str], int] = {}
         hyp_units, ref_units = [], []
         for g, (hypotheses, references) in enumerate(groups):

@@ -10,20 +10,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
-
-
-def needs_corpus_idf(metric: str, options: Mapping[str, Any]) -> bool:
-    """Whether ``metric`` with ``options`` weighs tokens by an idf counted over the corpus it is given (MoverScore's
-    default, BERTScore's ``idf=True``): one batch, one sample or one pair is then not the corpus (the one rule of the
-    Ray, sample-by-sample and MBR adapters)."""
-    if metric == "moverscore":
-        return options.get("idf", True) is True
-    return metric == "bertscore" and options.get("idf", False) is True
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,10 @@ published shapes (:mod:`benchmarks.gpu_models`); random weights run exactly as f
 agreement is a property of the kernels. MoverScore needs POT: ``benchmarks/gpu_prepare.sh`` (run beforehand, where
 pip works) puts it (unpacked for the image's Python), and the bundled MiniLM in float16, into ``.gpu_carry/``; see benchmarks/results/README.md
 "GPU run (issue #37)" for the device command.
+
+After ``oom`` comes ``mbr`` (issue 46, :func:`section_mbr`): exact COMET-MBR on the device against CPU float32, its
+speed in float32 and bfloat16, N = 1,024 candidates for one source, unbabel-comet's comet-mbr code path where
+installed.
 """
 
 from __future__ import annotations
@@ -163,6 +167,12 @@ def markdown(data: dict) -> str:
     if oom:
         lines += ["## Out of memory", ""]
         lines += [f"- {k}: {_fmt(v) if not isinstance(v, dict) else json.dumps(v)}" for k, v in oom.items()
+                  if k != "traceback"]
+        lines.append("")
+    selection = data["sections"].get("mbr")
+    if selection and not (selection.get("error") or selection.get("skipped")):
+        lines += ["## MBR selection (issue 46)", ""]
+        lines += [f"- {k}: {_fmt(v) if not isinstance(v, dict) else json.dumps(v)}" for k, v in selection.items()
                   if k != "traceback"]
         lines.append("")
     others = [k for k, v in data["sections"].items() if (v.get("error") or v.get("skipped"))
@@ -620,6 +630,94 @@ def section_speed(rec: dict, report: Report, spec: Spec, dev: Device, data: dict
         free_models()
 
 
+def section_mbr(rec: dict, ck: Any, dev: Device, tiny: bool) -> None:
+    """MBR selection on the device (issue 46; self-contained): exact COMET-MBR with wmt22-comet-da's shape, the 16
+    WMT17 en-de systems as 16 candidates per source.
+
+    - ``cpu_vs_device``: the same sources selected on CPU float32 and on the device in float32: the same texts, and
+      the max |difference| of the selected expected utilities.
+    - ``speed``: seconds for ``sources`` sources on the device in float32 and bfloat16 (autocast), from an empty
+      embedding cache, and how many selections bfloat16 changes.
+    - ``n1024``: one source with 1,024 candidates (64 segments' outputs pooled): exact COMET-MBR on the device
+      (1,048,576 head evaluations in chunks) and exact chrF-MBR on the CPU: seconds and peak memory.
+    - ``comet_mbr``: unbabel-comet's own ``comet-mbr`` code path (``model.cuda()``, ``model.half()``, its
+      ``build_embeddings`` + ``mbr_decoding``) on the same sources where unbabel-comet is installed: seconds and
+      whether it selects the same texts as our float32 run."""
+    import torch
+
+    from benchmarks.gpu_models import wmt17_systems
+    from nlgmetrics.embed import get_cache
+    from nlgmetrics.mbr import mbr
+
+    n_cpu, n_device = (3, 4) if tiny else (24, 100)
+    sources, _, outputs = wmt17_systems(16, 64 if not tiny else 16)
+    groups = [[o[i] for o in outputs.values()] for i in range(len(sources))]
+    model = ck["comet"]
+    rec.update(device=dev.name, model=Path(model).name, candidates_per_source=16)
+
+    def select(n: int, device: str, dtype: str | None = None, **kw: Any) -> tuple[dict, float]:
+        get_cache().clear()
+        start = time.perf_counter()
+        result = mbr(groups[:n], "comet", sources=sources[:n], model=model, device=device, dtype=dtype, **kw)
+        dev.sync()
+        return result, time.perf_counter() - start
+
+    cpu, cpu_s = select(n_cpu, "cpu")
+    if dev.cuda:  # the CPU copy goes; the device's is loaded once, outside the timings
+        free_models()
+        mbr(groups[:1], "comet", sources=sources[:1], model=model, device=dev.name)
+    ours, _ = select(n_cpu, dev.name)
+    rec["cpu_vs_device"] = {"sources": n_cpu, "cpu_seconds": cpu_s, "same_texts": ours["text"] == cpu["text"],
+                            "max_abs_diff": max_abs_diff(ours["expected_utility"], cpu["expected_utility"])}
+    n_device = min(n_device, len(groups))
+    dev.reset_peak()
+    full, seconds = select(n_device, dev.name)
+    speed = {"sources": n_device, "float32_seconds": seconds, "peak_gib": dev.peak_gib()}
+    if dev.cuda:
+        half, seconds = select(n_device, dev.name, "bfloat16")
+        speed.update(bfloat16_seconds=seconds,
+                     bfloat16_changed=sum(a != b for a, b in zip(half["text"], full["text"])))
+    rec["speed"] = speed
+    pooled = [[o[i] for i in range(64 if not tiny else 2) for o in outputs.values()]]  # 1,024 (tiny: 32)
+    n = len(pooled[0])
+    dev.reset_peak()
+    get_cache().clear()
+    start = time.perf_counter()
+    big = mbr(pooled, "comet", sources=sources[:1], model=model, device=dev.name)
+    dev.sync()
+    rec["n1024"] = {"candidates": n, "comet_seconds": time.perf_counter() - start, "comet_peak_gib": dev.peak_gib(),
+                    "comet_index": big["index"][0]}
+    import tracemalloc
+
+    tracemalloc.start()
+    start = time.perf_counter()
+    mbr(pooled, "chrf")
+    rec["n1024"].update(chrf_seconds=time.perf_counter() - start,
+                        chrf_traced_peak_mib=tracemalloc.get_traced_memory()[1] / 2**20)
+    tracemalloc.stop()
+    try:
+        from comet.cli.mbr import build_embeddings, mbr_decoding
+        from comet.models import load_from_checkpoint
+    except ImportError:
+        rec["comet_mbr"] = {"status": "not installed (unbabel-comet)"}
+        return
+    free_models()
+    anchor = load_from_checkpoint(str(Path(model) / "checkpoints" / "model.ckpt"))
+    anchor.eval()
+    if dev.cuda:
+        anchor.cuda()
+        anchor.half()
+    translations = [t for g in groups[:n_device] for t in g]
+    start = time.perf_counter()
+    src_emb, mt_emb = build_embeddings(sources[:n_device], translations, anchor, 32)
+    matrix = mbr_decoding(src_emb, mt_emb.reshape(n_device, 16, -1), anchor)
+    texts = [groups[i][int(torch.argmax(matrix[i]))] for i in range(n_device)]
+    dev.sync()
+    rec["comet_mbr"] = {"status": "unbabel-comet comet-mbr code path" + (" (cuda, half)" if dev.cuda else " (CPU)"),
+                        "seconds": time.perf_counter() - start,
+                        "same_texts_as_ours_float32": sum(a == b for a, b in zip(texts, full["text"]))}
+
+
 def section_pytest(rec: dict, ck: Any, report: Report, tiny: bool) -> None:
     try:
         import pytest  # noqa: F401
@@ -823,6 +921,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         comet, comet.data(args.pairs, 2 if args.tiny else 16), f"comet/{2 if args.tiny else 16} systems")(rec))
     # 3. out of memory (quick; before the less used metrics' figures)
     step("oom", 20, lambda rec: section_oom(rec, ck, dev, args.tiny))
+    step("mbr", 60, lambda rec: section_mbr(rec, ck, dev, args.tiny))  # MBR selection (issue 46)
     for spec in (movers if have_ot else []):
         step(f"speed_{spec.name.replace('/', '_')}", 30, lambda rec, s=spec: speed(
             s, s.data(args.pairs), s.name)(rec))

@@ -99,3 +99,23 @@ def checked_options(function: F) -> F:
         return function(*bound.args, **bound.kwargs)
 
     return typing.cast(F, wrapper)
+
+
+def pair_blocks(shapes: typing.Sequence[tuple[int, int]],
+                max_pairs: int) -> typing.Iterator[list[tuple[int, int, int]]]:
+    """Work over all pairs of two lists (MBR's utility matrices), in blocks, so memory stays bounded whatever the
+    lists' lengths: blocks of at most ``max_pairs`` pairs over grids of ``shapes[g] = (rows, columns)`` pairs (more only for one
+    row wider than that): each block a list of ``(g, first row, end row)`` pieces, every piece all columns of a row
+    range. A grid larger than ``max_pairs`` is cut into row ranges; small grids share a block."""
+    block, size = [], 0
+    for g, (n_rows, n_cols) in enumerate(shapes):
+        step = max(1, max_pairs // max(n_cols, 1))
+        for a in range(0, n_rows, step):
+            b = min(a + step, n_rows)
+            if block and size + (b - a) * n_cols > max_pairs:
+                yield block
+                block, size = [], 0
+            block.append((g, a, b))
+            size += (b - a) * n_cols
+    if block:
+        yield block

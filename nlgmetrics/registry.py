@@ -446,3 +446,20 @@ def self_contained_metrics(kind: str | None = None) -> list[str]:
 def metrics_of_kind(kind: str) -> tuple[str, ...]:
     """Every declared metric of ``kind`` (``"lexical"`` or ``"embedding"``), installed or not."""
     return tuple(name for name, spec in SPECS.items() if spec.kind == kind)
+
+
+def per_example_key(metric: str) -> tuple[str, str]:
+    """``(registry name, result key)`` of the per-example score that ``NAME`` or ``NAME:KEY`` names: a key of the
+    spec's ``per_example`` (or its column name, e.g. ``bertscore:bertscore_f1``), or of its ``headline`` for a metric
+    with ``per_example_lists`` (``rouge:rougeL``); without ``:KEY``, the first headline key that has one (BERTScore:
+    precision) or the only per-example key. A ``ValueError`` naming the choices otherwise."""
+    name, _, wanted = str(metric).partition(":")
+    spec = get_spec(name)
+    keys = {k: k for k in spec.headline} if spec.per_example_lists else {c: k for k, c in spec.per_example.items()}
+    keys.update({k: k for k in spec.per_example})
+    if not keys:
+        raise ValueError(f"{spec.name} gives no per-example score (it is a corpus statistic).")
+    if wanted and wanted not in keys:
+        raise ValueError(f"{spec.name} has no per-example score {wanted!r}; choose from {', '.join(sorted(keys))}.")
+    default = next((keys[h] for h in spec.headline if h in keys), next(iter(spec.per_example or keys)))
+    return spec.name, keys[wanted] if wanted else default

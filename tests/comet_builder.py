@@ -199,6 +199,8 @@ for model_spec in job["models"]:
         scores[f"__cpu_seconds_{label}__"] = time.process_time() - cpu
         scores[f"__load_seconds_{label}__"] = loaded
         scores[f"__scores_{label}__"] = system_scores
+    if model_spec.get("exec"):  # a test's own oracle code on this loaded model (tests/test_mbr.py: comet-mbr's code)
+        exec(model_spec["exec"], {"model": model, "scores": scores, "job": job, "spec": model_spec})
     out[folder] = scores
 for spec in job.get("shapes", []):
     # a published configuration built by unbabel-comet's own class on the meta device (no memory): its weights'

@@ -74,6 +74,21 @@ def test_spent_budget_skips_sections(gpu_check, tmp_path, work):
     assert skipped == {"correct_bertscore_minilm", "correct_bertscore_roberta-large", "pytest", "oom"}
 
 
+def test_dry_run_mbr_section(gpu_check, tmp_path, work):
+    """The MBR section (issue 46) on the CPU with tiny shapes: the CPU and "device" runs select the same texts and
+    every figure is a number. (With a shared dry run of several sections, add ``mbr`` to its ``--only`` list and
+    check these there: one env section less.)"""
+    report = _run(gpu_check, tmp_path, work, "--only", "mbr")
+    selection = report["sections"]["mbr"]
+    assert "error" not in selection, selection.get("traceback")
+    assert selection["cpu_vs_device"]["same_texts"] is True and selection["cpu_vs_device"]["max_abs_diff"] < 1e-5
+    assert selection["speed"]["sources"] == 4 and selection["speed"]["float32_seconds"] > 0
+    assert selection["n1024"]["candidates"] == 32 and selection["n1024"]["chrf_seconds"] > 0
+    assert selection["n1024"]["chrf_traced_peak_mib"] > 0 and 0 <= selection["n1024"]["comet_index"] < 32
+    assert selection["comet_mbr"]["status"] == "not installed (unbabel-comet)"
+    assert "## MBR selection (issue 46)" in (tmp_path / "gpu_check.md").read_text()
+
+
 def test_oom_section_records_the_halving(gpu_check, work, monkeypatch):
     """The ``oom`` section's own code on the CPU: the CUDA allocator calls faked, the encoder's forward capped at 100
     sequences (as the memory cap would): the batch of 512 halves to 64 and the call finishes."""

@@ -202,6 +202,13 @@ def test_base_install_cli_scores_compares_and_agrees_and_names_the_missing_extra
     rows = json.loads(done.stdout)["rows"]
     assert {row["metric"] for row in rows} == {"bleu", "chrf"}
 
+    from nlgmetrics.mbr import mbr
+
+    done = run([cli, "mbr", "-c", str(hyp), "-n", "3", "-m", "chrf", "-f", "json"], work, env)  # MBR without torch
+    assert json.loads(done.stdout)["index"] == mbr([PREDS], "chrf")["index"]
+    done = run([cli, "mbr", "-c", str(hyp), "-n", "3", "--convention", "mbrs"], work, env, check=False)
+    assert done.returncode == 2 and "convention='mbrs'" not in done.stderr and "nlgmetrics[embed]" in done.stderr
+
     done = run([cli, "score", "-m", "bertscore", "-p", str(hyp), "-r", str(ref)], work, env, check=False)
     assert done.returncode == 2 and done.stdout == ""
     (line,) = done.stderr.strip().splitlines()  # one line, no traceback

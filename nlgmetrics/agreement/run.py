@@ -31,18 +31,11 @@ def metric_scores(judgments: Judgments, metric: str,
     """Score every judged cell with a registry metric: ``NAME`` (its headline per-segment score) or ``NAME:KEY``
     (e.g. ``bertscore:bertscore_f1``, ``rouge:rougeL``). Error rates (TER) are negated, so that higher is better
     for every metric; the returned name says so."""
-    from nlgmetrics.registry import get_metric, get_spec
+    from nlgmetrics.registry import get_metric, get_spec, per_example_key
 
-    name, _, wanted = metric.partition(":")
+    name = metric.partition(":")[0]
     spec = get_spec(name)
-    keys = {k: k for k in spec.headline} if spec.per_example_lists else {c: k for k, c in spec.per_example.items()}
-    keys.update({k: k for k in spec.per_example})
-    if not keys:
-        raise ValueError(f"{name} gives no per-segment score to correlate with segment judgments.")
-    if wanted and wanted not in keys:
-        raise ValueError(f"{name} has no per-segment score {wanted!r}; choose from {', '.join(sorted(keys))}.")
-    default = next((keys[h] for h in spec.headline if h in keys), next(iter(spec.per_example or keys)))
-    key = keys[wanted] if wanted else default
+    _, key = per_example_key(metric)
     missing = [what for what, texts in (("hypothesis", judgments.hypotheses), ("reference", judgments.references))
                if texts is None]
     if missing:

@@ -439,6 +439,27 @@ class Comet:
     def requires_references(self) -> bool:
         return requires_references(self.kind, self.segments)
 
+    # -- the estimators on sentence embeddings (MBR's COMET utility: nlgmetrics.mbr.utilities) --------------------
+    def sentence_embeddings(self, texts: Sequence[str], batch_size: int = 16,
+                            progress: bool = False) -> tuple[torch.Tensor, int]:
+        """Estimators: the pooled sentence embedding of each text, ``(len(texts), hidden)`` float32 on CPU (each
+        distinct text encoded once, in length-sorted batches, through the shared embedding cache), and how many
+        distinct texts were truncated."""
+        if self.kind not in ESTIMATORS:
+            raise ValueError(f"COMET model {self.folder.name} ({self.kind}) encodes its inputs jointly; only the "
+                             f"estimators ({', '.join(ESTIMATORS)}) have sentence embeddings.")
+        distinct = list(dict.fromkeys(texts))
+        rows, cut = self.token_ids(distinct)
+        vectors, _ = self._embed(distinct, rows, batch_size, False, None, progress, "sentences")
+        index = {t: i for i, t in enumerate(distinct)}
+        return vectors[[index[t] for t in texts]], cut
+
+    def estimate(self, s: torch.Tensor, m: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        """A ``regression_metric``'s scores from sentence embeddings, one per row, as :meth:`score` computes them:
+        ``FFN([m; r; m*r; |m-r|; m*s; |m-s|])``, float32 on CPU."""
+        features = torch.cat((m, r, m * r, torch.abs(m - r), m * s, torch.abs(m - s)), dim=1)
+        return torch.as_tensor(self._head(features)).float()
+
     # -- tokens ---------------------------------------------------------------------------------------------------
     def token_ids(self, texts: Sequence[str]) -> tuple[list[list[int]], int]:
         """Token ids with special tokens, truncated as unbabel-comet's tokenizer call (``max_length =

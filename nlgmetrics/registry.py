@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from nlgmetrics.errors import MissingExtraError
+from nlgmetrics.errors import InputError, MissingExtraError, OptionError
 
 LEXICAL = "lexical"
 EMBEDDING = "embedding"
@@ -177,18 +177,18 @@ class MetricSpec:
         needs = self.needs(options)
         if not references_given and not (needs.references_optional if needs else self.references_optional):
             where = f" (checkpoint {needs.checkpoint})" if needs else ""
-            raise ValueError(f"{self.name}{where} needs references, one or more per prediction (references=[...]; "
+            raise InputError(f"{self.name}{where} needs references, one or more per prediction (references=[...]; "
                              "--references FILE on the command line); only reference-free metrics score without them.")
         if self.sources == SOURCES_NONE:
             if sources is not None:
-                raise ValueError(f"{self.name} does not read sources; leave them out (--sources on the command line; "
+                raise InputError(f"{self.name} does not read sources; leave them out (--sources on the command line; "
                                  "metrics that read sources: "
                                  f"{', '.join(n for n, s in SPECS.items() if s.sources != SOURCES_NONE) or 'none'}).")
             return {}
         required = needs.sources_required if needs else self.sources == SOURCES_REQUIRED
         if sources is None and required:
             where = f" (checkpoint {needs.checkpoint})" if needs else ""
-            raise ValueError(f"{self.name}{where} needs sources: the source texts the predictions were generated from, "
+            raise InputError(f"{self.name}{where} needs sources: the source texts the predictions were generated from, "
                              "one per prediction (sources=[...] in Python, --sources FILE on the command line).")
         return {"sources": sources}
 
@@ -211,9 +211,9 @@ class MetricSpec:
         for key, value in options.items():
             name = self.aliases.get(key, key)
             if name not in known and "**" not in types:
-                raise ValueError(unknown_option_message(self.name, [key], known))
+                raise OptionError(unknown_option_message(self.name, [key], known))
             if name in out:
-                raise ValueError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
+                raise OptionError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
             out[name] = value
         return out
 
@@ -359,9 +359,8 @@ METRIC_ALIASES: dict[str, str] = {
 def metric_name(name: str) -> str:
     """The registry name of metric ``name``: any case, ``-`` or ``_``, or an alias (:data:`METRIC_ALIASES`:
     ``bert_score``, ``rougeL``, ``BLEU``). An :class:`~nlgmetrics.errors.OptionError` (a ``ValueError``) of one
-    line with the closest name otherwise."""
-    from nlgmetrics.errors import OptionError
-
+    line with the closest name otherwise; for ``NAME:KEY`` (a result key, which ``agree -m`` takes) it names the
+    metric to give instead."""
     if name in SPECS:
         return name
     key = str(name).strip().lower().replace("-", "_")
@@ -369,6 +368,11 @@ def metric_name(name: str) -> str:
         return key
     if key in METRIC_ALIASES:
         return METRIC_ALIASES[key]
+    base, colon, result_key = str(name).partition(":")
+    if colon and base and ":" not in result_key:
+        metric = metric_name(base)
+        raise OptionError(f"{name!r} names the result key {result_key!r} of the metric {metric}; here give the metric "
+                          f"itself: {metric}.")
     close = difflib.get_close_matches(key, [*SPECS, *METRIC_ALIASES], n=1, cutoff=0.6)
     hint = f" Did you mean {METRIC_ALIASES.get(close[0], close[0])!r}?" if close else ""
     raise OptionError(f"unknown metric {name!r}.{hint} Choose one of {', '.join(SPECS)}.")
@@ -423,7 +427,7 @@ def get_metric(name: str) -> Callable[..., dict]:
         return load_object(entry)
     except ModuleNotFoundError as exc:
         if exc.name == entry.split(":")[0]:
-            raise ValueError(f"metric {name!r} is not available in this version of nlgmetrics.") from None
+            raise OptionError(f"metric {name!r} is not available in this version of nlgmetrics.") from None
         raise
 
 

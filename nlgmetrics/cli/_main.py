@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from nlgmetrics._quiet import quiet_third_party
 from nlgmetrics.cli._boundary import _show_warning, describe
+from nlgmetrics.extras import require_extra
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,6 +24,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     try:
         with quiet_third_party(enabled=getattr(args, "progress", "auto") != "on"):
+            for extra in getattr(sys.modules[args.func.__module__], "EXTRAS", ()):  # the command's own extras
+                require_extra(extra, f"nlgmetrics {args.command}")
             check_outputs(parser, args)  # every output path, before any work
             return args.func(args)
     except KeyboardInterrupt:

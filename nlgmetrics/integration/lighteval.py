@@ -36,18 +36,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from nlgmetrics.errors import MissingExtraError
+from nlgmetrics.extras import require_extra
 
-try:
-    from lighteval.metrics.metrics_sample import SampleLevelComputation
-    from lighteval.metrics.sample_preparator import Preparator
-    from lighteval.metrics.utils.metric_utils import (
-        CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
-    )
-    from lighteval.tasks.requests import Doc, SamplingMethod
-except ImportError as error:  # one line naming the extra, not a ModuleNotFoundError from the import
-    raise MissingExtraError("nlgmetrics.integration.lighteval needs lighteval 0.13: pip install "
-                            f"'nlgmetrics[lighteval]' ({error})") from error
+require_extra("lighteval", "nlgmetrics.integration.lighteval")  # a MissingExtraError, not ModuleNotFoundError
+
+from lighteval.metrics.metrics_sample import SampleLevelComputation  # noqa: E402
+from lighteval.metrics.sample_preparator import Preparator  # noqa: E402
+from lighteval.metrics.utils.metric_utils import (  # noqa: E402
+    CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
+)
+from lighteval.tasks.requests import Doc, SamplingMethod  # noqa: E402
 
 from nlgmetrics.integration.samplewise import (
     SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, score_batch,

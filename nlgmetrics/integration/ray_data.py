@@ -52,15 +52,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nlgmetrics.extras import require_extra
+
+require_extra("ray", "nlgmetrics.integration.ray_data")  # a MissingExtraError, not ModuleNotFoundError
+
 from nlgmetrics._secrets import KEY_OPTION, check_shipped_options, key_from_environment
 from nlgmetrics.inputs import check_pairs, check_predictions
 from nlgmetrics.integration.suite import check_metrics, metric_options_for
 from nlgmetrics.registry import EMBEDDING, LEARNED, SOURCES_NONE, get_spec, metrics_of_kind
 from nlgmetrics.registry import score as score_metric
-from nlgmetrics.semantic.idf import DocumentFrequencies
 
-if TYPE_CHECKING:  # ray is an optional extra
+if TYPE_CHECKING:
     import ray.data
+
+    from nlgmetrics.semantic.idf import DocumentFrequencies  # embedding metrics only (the [embed] extra)
 
 EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
 MODEL_METRICS = EMBEDDING_METRICS + metrics_of_kind(LEARNED)  # these run an encoder: GPU actors where there are GPUs
@@ -305,6 +310,8 @@ class _IdfCounter:
                          for name, opts in options.items()}
 
     def __call__(self, batch: Any) -> dict[str, np.ndarray]:
+        from nlgmetrics.semantic.idf import DocumentFrequencies
+
         predictions, references = batch_texts(batch, self.prediction_column, self.reference_columns)
         rows: dict[str, list] = {"metric": [], "side": [], "token_id": [], "df": [], "tokenization": []}
         for name, scorer in self._scorers.items():
@@ -395,6 +402,8 @@ def corpus_idfs(
             total[: len(df[key])] = df[key]
             np.add.at(total, ids, counts)
             df[key] = total
+    from nlgmetrics.semantic.idf import DocumentFrequencies
+
     out = {}
     for name in names:
         if not n[(name, "references")]:

@@ -20,6 +20,10 @@ in blocks of columns (memory linear in its size); the exact solver refuses probl
 
 from __future__ import annotations
 
+from nlgmetrics.extras import require_extra
+
+require_extra("embed", "nlgmetrics.transport", ("torch", "ot"))  # a MissingExtraError, not ModuleNotFoundError
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 

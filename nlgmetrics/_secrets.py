@@ -16,7 +16,12 @@ Rule: a credential never leaves the process except to the server it is meant for
 - options that an adapter ships to another process or writes into a file (lm-eval's results file and logged samples,
   Ray's task specs and object store, spilled to disk under memory pressure) must not carry a credential at all
   (:func:`check_shipped_options`): the user names an environment variable instead (``api_key_env: NAME``), read
-  where the metric runs (:func:`key_from_environment`), or sets ``$OPENAI_API_KEY`` there.
+  where the metric runs (:func:`key_from_environment`), or sets ``$OPENAI_API_KEY`` there;
+- a value the user gives that a command writes into a file (a Space's ``requirements.txt`` from ``hub build
+  --requirement``, which ``hub publish`` uploads) must not carry one either (:func:`refuse_credentials`, the rule
+  both build on): the error names the option, never the value;
+- every error of the project is redacted when it is made (:class:`nlgmetrics.errors.NlgmetricsError`), every line the
+  command line prints, and the traceback ``NLGMETRICS_TRACEBACK=1`` adds (:mod:`nlgmetrics.cli._main`).
 """
 
 from __future__ import annotations
@@ -142,6 +147,15 @@ def digest(value: str) -> str:
     return hashlib.sha256(_SALT + value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def refuse_credentials(owner: str, values: Mapping[str, Any], *, carrier: str, fix: str) -> None:
+    """An :class:`OptionError` when one of ``values`` (option name -> value) carries a credential
+    (:func:`holds_credential`) and is about to leave the process or land in a file (``carrier`` says where): the error
+    names the option(s), never a value, and ``fix``."""
+    secret = sorted(key for key, value in values.items() if holds_credential(key, value))
+    if secret:
+        raise OptionError(f"{owner}: the option(s) {', '.join(secret)} carry a credential, and {carrier}. {fix}")
+
+
 def check_shipped_options(owner: str, options: Mapping[str, Any], *, takes_key: bool, carrier: str,
                           reader: str) -> None:
     """Refuse options that are about to travel to another process or into a file (``carrier`` says where, e.g.
@@ -149,13 +163,11 @@ def check_shipped_options(owner: str, options: Mapping[str, Any], *, takes_key: 
     (:func:`holds_credential`): the error names the option(s), never a value, and the fix: ``$OPENAI_API_KEY`` or
     ``api_key_env`` naming a variable set in ``reader`` (the process that runs the metric, e.g. "each Ray worker").
     ``api_key_env`` itself must be a variable name, and only for an ``owner`` that ``takes_key``."""
-    secret = sorted(key for key, value in options.items() if holds_credential(key, value))
-    if secret:
-        raise OptionError(
-            f"{owner}: the metric option(s) {', '.join(secret)} carry a credential, and {carrier}. Remove it and set "
-            f"$OPENAI_API_KEY (and a base_url without credentials), or give the option {KEY_ENV_OPTION}=NAME "
-            f"('{KEY_ENV_OPTION}: NAME' in YAML) to read the key from the environment variable NAME in {reader}."
-        )
+    refuse_credentials(
+        owner, options, carrier=carrier,
+        fix=f"Remove it and set $OPENAI_API_KEY (and a base_url without credentials), or give the option "
+            f"{KEY_ENV_OPTION}=NAME ('{KEY_ENV_OPTION}: NAME' in YAML) to read the key from the environment variable "
+            f"NAME in {reader}.")
     if KEY_ENV_OPTION in options:
         variable = options[KEY_ENV_OPTION]
         if not takes_key:

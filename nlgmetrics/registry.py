@@ -423,8 +423,8 @@ def available_metrics(kind: str | None = None) -> list[str]:
     :func:`missing_extra`) of one ``kind``, if given, in :data:`SPECS` order."""
     return [
         name for name, spec in SPECS.items()
-        if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
-        and missing_extra(name) is None
+        if (kind is None or spec.kind == kind) and missing_extra(name) is None  # first: find_spec imports the package
+        and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
     ]
 
 

@@ -332,3 +332,66 @@ def test_an_evaluate_module_never_writes_into_a_checkpoint_folder_given_as_confi
     assert module.compute()["bleu"] == 1.0
     assert list(folder.iterdir()) == []
     assert module.data_dir.startswith(str(tmp_path / "cache"))
+
+
+EXHAUST = r"""
+import resource, sys
+from nlgmetrics.cli import _parser, main
+KEPT = []
+
+def exhaust(args):  # allocates until nothing is left: 1 MiB blocks, then small objects
+    held = KEPT if sys.argv[1] == "global" else []
+    try:
+        while True:
+            held.append(bytearray(1 << 20))
+    except MemoryError:
+        pass
+    while True:
+        held.append(str(len(held)) * 20)
+
+build = _parser.build_parser
+def with_exhausting_list():
+    parser = build()
+    for action in parser._actions:
+        if getattr(action, "choices", None) and "list" in action.choices:
+            action.choices["list"].set_defaults(func=exhaust)
+    return parser
+_parser.build_parser = with_exhausting_list
+used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (used + (192 << 20), resource.RLIM_INFINITY))
+sys.exit(main(["list"]))
+"""
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/statm"), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("held", ["local", "global"])
+@pytest.mark.parametrize("traceback_env", ["", "1"])
+def test_the_boundary_holds_when_memory_is_exhausted(held, traceback_env):
+    """Issue 43: under a 2 GiB cap the CLI boundary itself died with a MemoryError traceback, exit 1 (its handler
+    imported and allocated with no memory left). Memory exhausted by a command (held by its frames or globally):
+    one line and exit 2; with NLGMETRICS_TRACEBACK=1 the traceback too."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NLGMETRICS_TRACEBACK": traceback_env}
+    done = subprocess.run([sys.executable, "-c", EXHAUST, held], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2, done.stderr[-3000:]
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1].startswith("nlgmetrics: error: out of memory") and lines.count(lines[-1]) == 1, done.stderr
+    if traceback_env:
+        assert lines[0] == "Traceback (most recent call last):" and lines[-2] == "MemoryError", done.stderr
+        assert "During handling" not in done.stderr
+    else:
+        assert len(lines) == 1, done.stderr
+
+
+def test_nlgmetrics_without_arguments_prints_the_help(capsys):
+    """Issue 43: `nlgmetrics` alone printed "the following arguments are required: command"."""
+    from nlgmetrics.cli._parser import build_parser
+
+    assert main([]) == 0
+    out, err = capsys.readouterr()
+    assert out == build_parser().format_help() and err == ""
+    for command in ("score", "compare", "agree", "list", "hub"):
+        assert command in out

@@ -11,7 +11,8 @@ cache row or a message (:mod:`nlgmetrics._secrets`).
 
 Bounds on the sizes a user sets: ``max_tokens`` <= :data:`MAX_TOKENS`, ``unparseable_retries`` <=
 :data:`MAX_UNPARSEABLE_RETRIES`, ``top_logprobs`` <= 20, ``max_concurrency`` <= 256, ``max_retries`` <= 20,
-``batch_size`` <= 4096; at most :data:`MAX_BACKENDS` backends (loaded models, clients) are kept per process.
+``batch_size`` <= 4096, ``price`` two finite numbers in [0, :data:`MAX_PRICE`]; at most :data:`MAX_BACKENDS` backends
+(loaded models, clients) are kept per process.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ _BACKEND_OPTIONS = ("revision", "device", "dtype", "batch_size", "base_url", "ap
 MAX_TOKENS = 4096
 MAX_UNPARSEABLE_RETRIES = 10
 MAX_BACKENDS = 4
+#: the largest price per million tokens (USD) accepted: far above any served model's, and cost stays finite
+MAX_PRICE = 1e6
 _BACKENDS: OrderedDict[tuple, JudgeBackend] = OrderedDict()
 _BACKENDS_LOCK = threading.Lock()
 
@@ -188,10 +191,9 @@ def compute_llm_judge(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(f"seed must be an integer or None, got {seed!r}.")
     cache_file = cache_path(cache)  # True/False/a path; the strings "true"/"false"/... are no file names
-    if price is not None and not (isinstance(price, (tuple, list)) and len(price) == 2
-                                  and all(isinstance(p, (int, float)) and not isinstance(p, bool) and p >= 0
-                                          for p in price)):
-        raise ValueError(f"price must be (USD per 1M prompt tokens, USD per 1M completion tokens), got {price!r}.")
+    if price is not None:  # a pair of finite numbers (the type rule, nlgmetrics.options), neither negative
+        price = tuple(check_real("price", p, 0, MAX_PRICE, "USD per 1M prompt tokens, per 1M completion tokens")
+                      for p in price)
     sc = as_scale(scale)
     labels = PAIRWISE_LABELS if mode == PAIRWISE else sc.labels
 
@@ -332,8 +334,9 @@ def _judge_all(judge: JudgeBackend, store: JudgmentCache | None, todo: dict, par
     """Answers for every request of ``todo``: from the cache, else from the backend (each stored as it arrives).
 
     The key is the request as the backend sends it (:meth:`JudgeBackend.payload`) with the backend's key identity
-    and the run's template, mode, scale and version; a G-Eval run does not take a cached answer without
-    probabilities."""
+    and the run's template, mode, scale and version: a cached answer is the answer to that request, taken as it is
+    (a G-Eval request answered without probabilities too: asking again gets the same). A read-only cache serves the
+    rows it has and refuses, before anything is asked, a request it lacks."""
     keyparts = {**{k: v for k, v in parts.items() if k not in ("temperature", "seed", "weighting")},
                 **judge.key_identity()}
     keys = {k: judgment_key({**keyparts, "labels": r.labels,
@@ -341,11 +344,11 @@ def _judge_all(judge: JudgeBackend, store: JudgmentCache | None, todo: dict, par
                                                       temperature=temperature, seed=seed)})
             for k, r in todo.items()}
     cached = store.get_many(list(set(keys.values()))) if store is not None else {}
-    if weighting == GEVAL:
-        cached = {key: a for key, a in cached.items() if a.probs is not None}
     answers = {k: cached[key] for k, key in keys.items() if key in cached}
     stats["cache_hits"] += len(answers)
     missing = [k for k in todo if k not in answers]
+    if missing and store is not None and store.read_only:
+        store.refuse_new(len({keys[k] for k in missing}), len(set(keys.values())))
     # one request per distinct key (identical judgments are asked once)
     distinct: dict[str, list] = {}
     for k in missing:

@@ -121,7 +121,7 @@ SCRIPT = textwrap.dedent('''
 #: each evaluate module computed, each module of the package imported, each command's POLICY_ARGS run in-process.
 #: Each either works or raises MissingExtraError; anything else (a ModuleNotFoundError above all) is reported.
 ENTRY_POINTS = textwrap.dedent('''
-    import contextlib, importlib, io, json, pkgutil, sys, traceback
+    import contextlib, importlib, io, json, pathlib, sys, traceback
     import evaluate
     import nlgmetrics
     from nlgmetrics._layout import available_modules
@@ -146,9 +146,12 @@ ENTRY_POINTS = textwrap.dedent('''
     for name in available_modules():
         attempt("module", name, lambda: evaluate.load(nlgmetrics.module_path(name)).compute(
             predictions=preds, references=refs))
-    for info in pkgutil.walk_packages(nlgmetrics.__path__, "nlgmetrics."):
-        if not info.name.endswith("__main__"):
-            attempt("import", info.name, lambda: importlib.import_module(info.name))
+    root = pathlib.Path(nlgmetrics.__file__).parent  # every module file (a package that needs an extra included)
+    for file in sorted(root.rglob("*.py")):
+        parts = ("nlgmetrics", *file.relative_to(root).with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if not name.endswith("__main__") and "_modules" not in parts and "_cards" not in parts:
+            attempt("import", name, lambda: importlib.import_module(name))
     for command in _parser.COMMANDS:
         for args in command.POLICY_ARGS:
             argv = [token.format(**files) for token in args]

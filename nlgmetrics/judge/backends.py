@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nlgmetrics.errors import CheckpointError, OptionError
+
 
 @dataclass(frozen=True)
 class Request:
@@ -192,17 +194,17 @@ class TransformersBackend(JudgeBackend):
         torch_dtype = {None: torch.float32, "float32": torch.float32, "float16": torch.float16,
                        "bfloat16": torch.bfloat16}.get(dtype)
         if torch_dtype is None:
-            raise ValueError(f"dtype must be None, 'float32', 'float16' or 'bfloat16', got {dtype!r}.")
+            raise OptionError(f"dtype must be None, 'float32', 'float16' or 'bfloat16', got {dtype!r}.")
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
             self.model = AutoModelForCausalLM.from_pretrained(model, revision=revision, dtype=torch_dtype)
         except OSError as exc:
-            raise ValueError(
+            raise CheckpointError(
                 f"cannot load the judge model {model!r} ({str(exc).splitlines()[0]}); pass a local folder holding a "
                 f"causal LM and its tokenizer, or a hub id when online."
             ) from None
         if getattr(self.tokenizer, "chat_template", None) is None:
-            raise ValueError(f"the tokenizer of {model!r} has no chat template; a judge needs a chat (instruct) model.")
+            raise CheckpointError(f"the tokenizer of {model!r} has no chat template; a judge needs a chat (instruct) model.")
         self.model.to(self.device).eval()
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:

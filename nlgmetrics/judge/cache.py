@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from nlgmetrics._outputs import output_target
+from nlgmetrics.errors import OptionTypeError
 from nlgmetrics.judge.backends import Answer
 from nlgmetrics.judge.errors import JudgeCacheError
 from nlgmetrics.judge.paths import default_cache_path
@@ -58,7 +59,7 @@ def cache_path(cache: Any) -> Path | None:
         return default_cache_path() if cache.strip().lower() in _TRUE else None
     if isinstance(cache, (str, os.PathLike)):
         return Path(cache)
-    raise TypeError(f"cache must be True (the default file), a path or False, got {cache!r}.")
+    raise OptionTypeError(f"cache must be True (the default file), a path or False, got {cache!r}.")
 
 
 def judgment_key(parts: dict[str, Any]) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import nlgmetrics
+from nlgmetrics.errors import InputError, InputTypeError, OptionError, OptionTypeError
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
 from nlgmetrics.options import check_int, check_real, checked_options
 from nlgmetrics.judge.backends import Answer, JudgeBackend, Request, TransformersBackend
@@ -53,9 +54,9 @@ def get_backend(backend: str | JudgeBackend, model: str | None, **options: Any) 
     if isinstance(backend, JudgeBackend):
         return backend
     if backend not in ("transformers", "openai"):
-        raise ValueError(f"backend must be 'transformers', 'openai' or a JudgeBackend object, got {backend!r}.")
+        raise OptionError(f"backend must be 'transformers', 'openai' or a JudgeBackend object, got {backend!r}.")
     if not model:
-        raise ValueError("the judge needs model=...: a local folder or hub id (transformers), or the served model "
+        raise OptionError("the judge needs model=...: a local folder or hub id (transformers), or the served model "
                          "name (openai).")
     key = (backend, model, tuple(sorted((k, repr(v)) for k, v in options.items())))
     with _BACKENDS_LOCK:
@@ -90,10 +91,10 @@ def _texts(values: Any, name: str, n: int) -> list[str] | None:
     if values is None:
         return None
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a list with one string per prediction, got {type(values).__name__}; "
+        raise InputTypeError(f"{name} must be a list with one string per prediction, got {type(values).__name__}; "
                         f"wrap a single text in a list: [text].")
     if len(values) != n:
-        raise ValueError(f"{name} has {len(values)} items for {n} predictions; give one per prediction.")
+        raise InputError(f"{name} has {len(values)} items for {n} predictions; give one per prediction.")
     try:
         items = check_references(values, n)
     except (TypeError, ValueError) as exc:
@@ -101,7 +102,7 @@ def _texts(values: Any, name: str, n: int) -> list[str] | None:
     out = replace_lone_surrogates(["\n\n".join(item) for item in items], "llm_judge")
     empty = [i for i, text in enumerate(out) if not text.strip()]
     if empty:
-        raise ValueError(f"{name}[{empty[0]}] is empty ({len(empty)} empty in all); the judge template shows it, so "
+        raise InputError(f"{name}[{empty[0]}] is empty ({len(empty)} empty in all); the judge template shows it, so "
                          f"give every example its {name[:-1]}, or drop {name}=.")
     return out
 
@@ -163,7 +164,7 @@ def compute_llm_judge(
     predictions = replace_lone_surrogates(check_predictions(predictions), "llm_judge")
     n = len(predictions)
     if n == 0:
-        raise ValueError("predictions is empty; pass at least one text to judge.")
+        raise InputError("predictions is empty; pass at least one text to judge.")
     refs = _texts(references, "references", n)
     given = {name for name, value in (("reference", refs), ("source", sources), ("context", contexts))
              if value is not None}
@@ -172,24 +173,24 @@ def compute_llm_judge(
     base = None
     if mode == PAIRWISE:
         if baseline is None:
-            raise ValueError("mode='pairwise' compares each prediction with baseline=[...] (another system's "
+            raise OptionError("mode='pairwise' compares each prediction with baseline=[...] (another system's "
                              "predictions, one per example).")
         base = replace_lone_surrogates(check_predictions(baseline, "baseline"), "llm_judge")
         if len(base) != n:
-            raise ValueError(f"baseline has {len(base)} texts for {n} predictions; give one per prediction.")
+            raise InputError(f"baseline has {len(base)} texts for {n} predictions; give one per prediction.")
     elif baseline is not None:
-        raise ValueError("baseline= is only read with mode='pairwise'.")
+        raise OptionError("baseline= is only read with mode='pairwise'.")
     if weighting not in (GEVAL, PARSE):
-        raise ValueError(f"weighting must be 'geval' or 'parse', got {weighting!r}.")
+        raise OptionError(f"weighting must be 'geval' or 'parse', got {weighting!r}.")
     if on_unparseable not in UNPARSEABLE:
-        raise ValueError(f"on_unparseable must be one of {UNPARSEABLE}, got {on_unparseable!r}.")
+        raise OptionError(f"on_unparseable must be one of {UNPARSEABLE}, got {on_unparseable!r}.")
     max_tokens = check_int("max_tokens", max_tokens, 1, MAX_TOKENS, "answer tokens per judgment")
     unparseable_retries = check_int("unparseable_retries", unparseable_retries, 0, MAX_UNPARSEABLE_RETRIES,
                                     "extra requests per unparseable answer")
     temperature = check_real("temperature", temperature, 0, 2, "0: greedy, the default")
     timeout = check_real("timeout", timeout, 0.001, 86400, "seconds per request")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(f"seed must be an integer or None, got {seed!r}.")
+        raise OptionTypeError(f"seed must be an integer or None, got {seed!r}.")
     cache_file = cache_path(cache)  # True/False/a path; the strings "true"/"false"/... are no file names
     if price is not None:  # a pair of finite numbers (the type rule, nlgmetrics.options), neither negative
         price = tuple(check_real("price", p, 0, MAX_PRICE, "USD per 1M prompt tokens, per 1M completion tokens")
@@ -243,7 +244,7 @@ def compute_llm_judge(
             store.close()
     if unparseable and on_unparseable == "error":
         k = min(unparseable)
-        raise ValueError(f"the judge's answer to example {k[0]} cannot be read ({answers[k].text!r:.80}); "
+        raise JudgeError(f"the judge's answer to example {k[0]} cannot be read ({answers[k].text!r:.80}); "
                          f"{len(unparseable)} unparseable in all. Use on_unparseable='exclude' or 'retry'.")
     if unparseable:
         warnings.warn(f"llm_judge: {len(unparseable)} of {len(answers)} answers could not be read as "

@@ -156,7 +156,7 @@ def test_missing_wordnet_names_the_fix(monkeypatch, tmp_path):
     with pytest.raises(RuntimeError) as info:
         compute_meteor(["a cat"], ["a cat"])
     message = str(info.value)
-    assert "WordNet 3.0" in message and "pip install 'nlgmetrics[wordnet]'" in message
+    assert "WordNet 3.0" in message and "pip install -e '.[wordnet]'" in message
     assert "python -m nlgmetrics.resources prepare" in message and "never calls nltk.download" in message
 
 

@@ -56,11 +56,10 @@ class OpenAIBackend(JudgeBackend):
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  max_concurrency: int = 8, max_retries: int = 6, timeout: float = 60.0, top_logprobs: int = 20,
                  backoff: float = 0.5) -> None:
-        try:
-            import openai
-        except ImportError:
-            raise ImportError("the openai judge backend needs the openai client: pip install 'nlgmetrics[judge]'") \
-                from None
+        from nlgmetrics.extras import require_extra
+
+        require_extra("judge", "the openai judge backend", ("openai",))
+        import openai
         import os
 
         max_concurrency = check_int("max_concurrency", max_concurrency, 1, MAX_CONCURRENCY, "requests in flight")

@@ -96,7 +96,7 @@ SCRIPT = textwrap.dedent('''
     import nlgmetrics
     from nlgmetrics.registry import MissingExtraError, available_metrics, get_metric, score
 
-    preds, refs, names = json.loads(sys.argv[1])
+    preds, refs, names, files = json.loads(sys.argv[1])
     out = {"file": nlgmetrics.__file__, "available": available_metrics(), "python": {}, "evaluate": {}}
     for name in names:
         out["python"][name] = score(name, preds, refs)
@@ -114,22 +114,20 @@ SCRIPT = textwrap.dedent('''
         errors["evaluate:bertscore"] = str(exc)
     out["errors"] = errors
     out["loaded"] = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers", "ot"))
-    print(json.dumps(out))
+    RESULT = {"lexical": out}
 ''')
 
 #: Every entry point of the installed package, enumerated (so one added later is covered): each metric looked up,
 #: each evaluate module computed, each module of the package imported, each command's POLICY_ARGS run in-process.
-#: Each either works or raises MissingExtraError; anything else (a ModuleNotFoundError above all) is reported.
+#: Each either works or raises MissingExtraError; anything else (a ModuleNotFoundError above all) is reported. Run
+#: after SCRIPT in the same process (one interpreter start, one import of evaluate).
 ENTRY_POINTS = textwrap.dedent('''
-    import contextlib, importlib, io, json, pathlib, sys, traceback
-    import evaluate
-    import nlgmetrics
+    import contextlib, importlib, io, pathlib, traceback
     from nlgmetrics._layout import available_modules
     from nlgmetrics.cli import _parser, main
     from nlgmetrics.errors import MissingExtraError
-    from nlgmetrics.registry import SPECS, get_metric
+    from nlgmetrics.registry import SPECS
 
-    preds, refs, files = json.loads(sys.argv[1])
     out = {}
 
     def attempt(kind, name, call):
@@ -162,7 +160,8 @@ ENTRY_POINTS = textwrap.dedent('''
             kind = "ok" if code == 0 else "extra" if code == 2 and len(lines) == 1 and " extra (" in lines[0] \\
                 else "other"
             out["command:" + " ".join(args[:2])] = [kind, err.getvalue().strip()]
-    print(json.dumps(out))
+    RESULT["entry"] = out
+    print(json.dumps(RESULT))
 ''')
 
 
@@ -188,14 +187,30 @@ def light(tmp_path_factory):
     return python, tmp / "venv" / "bin", work, env
 
 
-def test_base_install_has_no_torch_and_scores_lexical_metrics_in_python_and_evaluate(light):
+@pytest.fixture(scope="module")
+def light_run(light, tmp_path_factory):
+    """SCRIPT then ENTRY_POINTS, in one process of the base install: ``{"lexical": ..., "entry": ...}``."""
+    python, _, work, env = light
+    folder = tmp_path_factory.mktemp("light-files")
+    files = {"text": folder / "text.txt", "text2": folder / "text2.txt", "table": folder / "table.csv",
+             "out": folder / "out"}
+    files["text"].write_text("\n".join(PREDS) + "\n", encoding="utf-8")
+    files["text2"].write_text("\n".join(r[0] for r in REFS) + "\n", encoding="utf-8")
+    files["table"].write_text("system,item,human,m\n" + "".join(f"s{s},{i},{(s * 7 + i * 3) % 10},{(s * 5 + i) % 9}\n"
+                                                              for s in range(3) for i in range(6)), encoding="utf-8")
+    lexical = [name for name, spec in SPECS.items() if spec.kind == "lexical"]
+    arguments = json.dumps([PREDS, REFS, lexical, {k: str(v) for k, v in files.items()}])
+    done = run([str(python), "-c", SCRIPT + ENTRY_POINTS, arguments], work, env)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_base_install_has_no_torch_and_scores_lexical_metrics_in_python_and_evaluate(light, light_run):
     python, _, work, env = light
     probe = "import importlib.util, json; print(json.dumps([importlib.util.find_spec(m) is None for m in %r]))"
     assert json.loads(run([str(python), "-c", probe % (HEAVY,)], work, env).stdout) == [True] * len(HEAVY)
 
     lexical = [name for name, spec in SPECS.items() if spec.kind == "lexical"]
-    done = run([str(python), "-c", SCRIPT, json.dumps([PREDS, REFS, lexical])], work, env)
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = light_run["lexical"]
     assert out["file"].startswith(str(python.parent.parent)) and out["loaded"] == []
     assert out["available"] == lexical  # the metrics that need an extra are not offered
     for name in lexical:
@@ -228,20 +243,11 @@ def assert_names_install_lines(message: str, extra: str) -> None:
     assert f"pip install 'nlgmetrics[{extra}]'" not in message, message
 
 
-def test_every_entry_point_works_or_names_its_extra(light, tmp_path):
+def test_every_entry_point_works_or_names_its_extra(light_run):
     """Issue 43: evaluate.load(comet).compute() raised ModuleNotFoundError torch, `nlgmetrics baseline` "No module named
     'torch'", the lm-eval and Ray adapters ModuleNotFoundError. In the base install every metric, evaluate module,
     module of the package (adapters included) and command, enumerated, works or raises one MissingExtraError."""
-    python, _, work, env = light
-    files = {"text": tmp_path / "text.txt", "text2": tmp_path / "text2.txt", "table": tmp_path / "table.csv",
-             "out": tmp_path / "out"}
-    files["text"].write_text("\n".join(PREDS) + "\n", encoding="utf-8")
-    files["text2"].write_text("\n".join(r[0] for r in REFS) + "\n", encoding="utf-8")
-    files["table"].write_text("system,item,human,m\n" + "".join(f"s{s},{i},{(s * 7 + i * 3) % 10},{(s * 5 + i) % 9}\n"
-                                                              for s in range(3) for i in range(6)), encoding="utf-8")
-    done = run([str(python), "-c", ENTRY_POINTS, json.dumps([PREDS, REFS, {k: str(v) for k, v in files.items()}])],
-               work, env)
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = light_run["entry"]
     other = {name: message for name, (kind, message) in out.items() if kind == "other"}
     assert other == {}, other
     kinds = {name: kind for name, (kind, _) in out.items()}

@@ -16,14 +16,11 @@ message, as the project's error classes (:mod:`nlgmetrics.errors`).
 - A count or order (:func:`check_int`) is an integer in a closed range that bounds the work it causes, checked before
   anything is allocated (:class:`~nlgmetrics.errors.LimitError` above it); n-gram orders share
   :data:`MAX_NGRAM_ORDER`.
-- A choice (:func:`check_choice`): one of a fixed set of names (an :class:`~nlgmetrics.errors.OptionError` listing
-  them and the closest one).
 """
 
 from __future__ import annotations
 
 import collections.abc
-import difflib
 import functools
 import inspect
 import math
@@ -80,18 +77,6 @@ def check_int(name: str, value: object, low: int, high: int, what: str = "") -> 
         error = (LimitError if int(value) > high else OptionError) if integral else OptionTypeError
         raise error(f"{name} must be an integer in [{low}, {high}]{meaning}, got {value!r:.40}.")
     return int(value)
-
-
-def check_choice(name: str, value: object, choices: Iterable[str], what: str = "") -> str:
-    """``value`` when it is one of ``choices``; an :class:`OptionError` listing them (and the closest) otherwise."""
-    choices = list(choices)
-    if isinstance(value, str) and value in choices:
-        return value
-    close = difflib.get_close_matches(value, choices, n=1) if isinstance(value, str) else []
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    meaning = f" ({what})" if what else ""
-    error = OptionError if isinstance(value, str) else OptionTypeError
-    raise error(f"{name} must be one of {', '.join(map(repr, choices))}{meaning}, got {value!r:.40}.{hint}")
 
 
 # -- types from annotations ----------------------------------------------------------------------------------------

@@ -179,7 +179,7 @@ def test_the_venv_reads_makes_bytecode_folder_after_activation_too():
         pytest.skip("this environment was not made by `make install` (no .venv/.nlgmetrics-bytecode)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    probe = "import sys, evaluate; print(sys.pycache_prefix); print(evaluate.__spec__.cached)"
+    probe = "import importlib.util, sys; print(sys.pycache_prefix); print(importlib.util.find_spec('evaluate').cached)"
     prefix, cached = subprocess.run([str(venv / "bin" / "python"), "-c", probe], env=env, capture_output=True,
                                     text=True, check=True).stdout.split()
     assert prefix == str(venv / "pycache") and cached.startswith(prefix) and Path(cached).is_file()

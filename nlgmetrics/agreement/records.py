@@ -7,7 +7,7 @@ Formats:
   ``{DATA}-{src}{tgt}-ref.{tgt}`` and ``{lp}/{DATA}.{SYSTEM}.{lp}`` (lines HTML-unescaped), so metrics can be scored.
 - ``mtme``: mt-metrics-eval's score files (``human-scores/{lp}.{rater}.seg.score``,
   ``metric-scores/{lp}/{metric}-{ref}.seg.score``): lines ``SYSTEM<TAB>SCORE`` (``None`` = missing), each system's
-  segments in order; or a test-set folder holding both (:func:`read_mtme_folder`).
+  segments in order; a test-set folder: :mod:`nlgmetrics.agreement.mtme_data`.
 - ``table``: CSV, TSV or JSON Lines with named columns (human, system, item, metric score, hypothesis, reference).
 - ``annotations``: JSON Lines with several annotators and quality dimensions per record (SummEval's layout:
   ``{"id", "model_id", "decoded", "references", "expert_annotations": [{"coherence": 2, ...}, ...]}``); the human
@@ -266,23 +266,6 @@ def read_mtme(human: str | Path, metrics: Mapping[str, str | Path] | None = None
             column += [math.nan if v is None else v for v in scores[system]]
         metric_columns[name] = column
     return Judgments.from_records(systems, items, values, metric_columns)
-
-
-def read_mtme_folder(folder: str | Path, pair: str, rater: str = "mqm",
-                     metrics: Mapping[str, str | Path] | None = None) -> Judgments:
-    """An mt-metrics-eval test-set folder: ``human-scores/{pair}.{rater}.seg.score`` and every
-    ``metric-scores/{pair}/{metric}.seg.score`` (or the ``metrics`` given)."""
-    folder = Path(folder)
-    if not pair:
-        raise InputError("reading an mt-metrics-eval folder needs the language pair (--mtme-pair en-de).")
-    human = folder / "human-scores" / f"{pair}.{rater}.seg.score"
-    if not human.is_file():
-        found = sorted(p.name for p in (folder / "human-scores").glob(f"{pair}.*.seg.score"))
-        raise InputError(f"{human} does not exist; human score files for {pair}: {', '.join(found) or 'none'}.")
-    if metrics is None:
-        files = sorted((folder / "metric-scores" / pair).glob("*.seg.score"))
-        metrics = {file.name.removesuffix(".seg.score"): file for file in files}
-    return read_mtme(human, metrics)
 
 
 def _rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[tuple[str, dict[str, str]]]]:

@@ -97,7 +97,9 @@ def agree(
         metrics: registry metric names (``NAME`` or ``NAME:KEY``) to score on the judged texts, besides the metric
             scores ``judgments`` carries.
         levels: ``"segment"`` and/or ``"system"``.
-        statistics: any of :data:`nlgmetrics.agreement.statistics.STATISTICS`.
+        statistics: any of :data:`nlgmetrics.agreement.statistics.STATISTICS`. ``spa`` (soft pairwise accuracy) is
+            a system-level statistic computed from the segment scores: it is reported at system level only (an
+            error when ``levels`` has no ``"system"``).
         average_by: segment level: ``"none"``, ``"item"`` or ``"sys"`` (system level always uses all systems).
         n_resamples: bootstrap resamples of the items for 95% intervals (0: none; at most 100,000). Drawn in
             chunks: memory does not grow with it. Fewer than two judged items: no interval (a warning).
@@ -143,6 +145,9 @@ def agree(
     if n_resamples and (~np.isnan(human)).any(axis=0).sum() < 2:
         warn("agree: one judged item: no bootstrap interval (resampling the items would give the same data every "
              "time, a zero-width interval); judge at least two items for intervals.")
+    if "spa" in statistics and "system" not in levels:
+        raise ValueError("spa (soft pairwise accuracy) is a system-level statistic (from the segment scores): "
+                         "add the level 'system' (--level system).")
     for level in levels:
         if level == "system":
             level_human = A.system_scores(human, human)[:, None]
@@ -151,9 +156,12 @@ def agree(
         else:
             level_human, level_scores, average = human, scores, average_by
         for statistic in statistics:
+            if statistic == "spa" and level == "segment":
+                continue
+            stat_human, stat_scores = (human, scores) if statistic == "spa" else (level_human, level_scores)
             names, results, matrix, ranks = A.significance_clusters(
-                level_human, level_scores, statistic, average, k=k, seed=seed, alpha=alpha,
-                threshold=threshold) if k else _unranked(level_human, level_scores, statistic, average, threshold)
+                stat_human, stat_scores, statistic, average, k=k, seed=seed, alpha=alpha,
+                threshold=threshold) if k else _unranked(stat_human, stat_scores, statistic, average, threshold)
             pvalues[f"{level}/{statistic}"] = {"order": names[: len(matrix)], "matrix": matrix.tolist()}
             if statistic == "pearson" and average == "none" and len(matrix) > 1:
                 order = names[: len(matrix)]

@@ -395,3 +395,25 @@ def test_nlgmetrics_without_arguments_prints_the_help(capsys):
     assert out == build_parser().format_help() and err == ""
     for command in ("score", "compare", "agree", "list", "hub"):
         assert command in out
+
+
+def test_a_name_key_pair_names_its_metric_not_the_closest_spelling(tmp_path, capsys):
+    """Issue 43: `nlgmetrics list bleu:scores` answered "Did you mean 'bertscore'?"."""
+    from nlgmetrics.errors import OptionError
+    from nlgmetrics.registry import metric_name
+
+    assert main(["list", "bleu:scores"]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "'bleu:scores' names the result key 'scores' of the metric bleu; here give the metric itself: bleu" in line
+    assert "bertscore" not in line
+    with pytest.raises(OptionError, match="Did you mean 'bleu'"):
+        metric_name("blue:scores")  # an unknown metric before the colon: the closest one, as for any name
+
+
+def test_an_order_past_its_bound_is_one_line_before_any_counting(tmp_path, capsys):
+    """Issue 43: `score -m google_bleu -o max_len=1000000000` on one 1,500-word line took ~2.9 GB."""
+    line = tmp_path / "long.txt"
+    line.write_text(" ".join(f"w{i}" for i in range(1500)) + "\n", encoding="utf-8")
+    assert main(["score", "-m", "google_bleu", "-p", str(line), "-r", str(line), "-o", "max_len=1000000000"]) == 2
+    assert "max_len must be an integer in [1, 32] (an n-gram order), got 1000000000" in _one_error_line(
+        capsys.readouterr().err)

@@ -8,7 +8,7 @@ framework adapters are thin layers over it. Entry points per metric are declared
 
 from typing import Any
 
-__version__ = "0.1.0"
+from nlgmetrics._version import __version__
 
 from nlgmetrics._layout import module_path  # the folder evaluate.load takes (checkout or wheel)
 

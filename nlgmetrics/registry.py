@@ -3,9 +3,10 @@
 Each entry point is ``compute_<name>(predictions, references, **options) -> dict`` with JSON-friendly values
 (floats, ints, strings, lists of them). Entries import lazily, so the lexical metrics never load torch.
 
-``pip install nlgmetrics`` brings what the lexical metrics need; the others need a pip extra (:data:`EXTRAS`:
+``pip install nlgmetrics`` brings what the lexical metrics need; the others need a pip extra (:data:`METRIC_EXTRAS`:
 ``[embed]``, ``[learned]``, ``[judge]``, or ``[all]``). Looking a metric up (:func:`get_metric`, and so every entry
-point) checks its spec's ``extras`` first and raises one :class:`MissingExtraError` naming the extra to install.
+point) checks its spec's ``extras`` first and raises one :class:`MissingExtraError` naming the extra to install (the
+rule of :mod:`nlgmetrics.extras`).
 
 The CLI, the demo, the suite (``nlg_suite``, Trainer), lm-eval, Ray, the Hub builder and the test tables all read
 :data:`SPECS`; none keeps its own per-metric table. Adding a metric: write its core file, add one :class:`MetricSpec`
@@ -25,7 +26,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from nlgmetrics.errors import MissingExtraError
+from nlgmetrics.errors import InputError, MissingExtraError, OptionError
+from nlgmetrics.extras import EXTRAS, missing_extra_error  # noqa: F401  (registry.EXTRAS: the earlier name)
 
 LEXICAL = "lexical"
 EMBEDDING = "embedding"
@@ -37,15 +39,8 @@ SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED = "none", "optional", "required
 INPUT_KEYWORDS = ("sources",)
 
 
-#: pip extra -> the top-level modules it installs that a metric needing it imports (checked by :func:`missing_extra`
-#: without importing them). pyproject.toml's ``[project.optional-dependencies]`` lists the distributions.
-EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "embed": ("torch", "transformers", "ot"),
-    "learned": ("torch", "transformers", "sentencepiece", "yaml"),
-    "judge": ("torch", "transformers", "openai"),
-})
-#: import name -> its pip distribution, where they differ (for the error message).
-_DISTRIBUTIONS = {"ot": "POT", "yaml": "pyyaml"}
+#: the metrics' extras (a spec's ``extras`` names some of them): their home and rule is :mod:`nlgmetrics.extras`.
+METRIC_EXTRAS = ("embed", "learned", "judge")
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:
@@ -65,7 +60,7 @@ class MetricSpec:
     - ``corpus_level``: the headline is a corpus statistic, not the mean of per-example scores (BLEU, NIST, chrF,
       TER): a per-example column is then another number (sentence BLEU), and lm-eval must aggregate the whole corpus.
     - ``aliases``: other accepted option names -> the compute function's own (e.g. HF evaluate's names).
-    - ``extras``: the pip extras (``nlgmetrics[...]``, keys of :data:`EXTRAS`) the metric needs; looking the metric
+    - ``extras``: the pip extras (``nlgmetrics[...]``, of :data:`METRIC_EXTRAS`) the metric needs; looking the metric
       up without them raises :class:`MissingExtraError`. Empty for the lexical metrics (the base install).
     - ``demo_options``: options ``make demo`` scores the bundled sample with.
     - ``sentence_lines``: the metric reads newlines as sentence boundaries (rougeLsum), so the suite's
@@ -119,9 +114,9 @@ class MetricSpec:
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
             raise ValueError(f"{self.name}: kind must be {LEXICAL!r}, {EMBEDDING!r} or {LEARNED!r}, got {self.kind!r}.")
-        unknown = [extra for extra in self.extras if extra not in EXTRAS]
+        unknown = [extra for extra in self.extras if extra not in METRIC_EXTRAS]
         if unknown:
-            raise ValueError(f"{self.name}: unknown extras {unknown}; choose from {', '.join(EXTRAS)}.")
+            raise ValueError(f"{self.name}: unknown extras {unknown}; choose from {', '.join(METRIC_EXTRAS)}.")
         if self.sources not in (SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED):
             raise ValueError(f"{self.name}: sources must be {SOURCES_NONE!r}, {SOURCES_OPTIONAL!r} or "
                              f"{SOURCES_REQUIRED!r}, got {self.sources!r}.")
@@ -177,18 +172,18 @@ class MetricSpec:
         needs = self.needs(options)
         if not references_given and not (needs.references_optional if needs else self.references_optional):
             where = f" (checkpoint {needs.checkpoint})" if needs else ""
-            raise ValueError(f"{self.name}{where} needs references, one or more per prediction (references=[...]; "
+            raise InputError(f"{self.name}{where} needs references, one or more per prediction (references=[...]; "
                              "--references FILE on the command line); only reference-free metrics score without them.")
         if self.sources == SOURCES_NONE:
             if sources is not None:
-                raise ValueError(f"{self.name} does not read sources; leave them out (--sources on the command line; "
+                raise InputError(f"{self.name} does not read sources; leave them out (--sources on the command line; "
                                  "metrics that read sources: "
                                  f"{', '.join(n for n, s in SPECS.items() if s.sources != SOURCES_NONE) or 'none'}).")
             return {}
         required = needs.sources_required if needs else self.sources == SOURCES_REQUIRED
         if sources is None and required:
             where = f" (checkpoint {needs.checkpoint})" if needs else ""
-            raise ValueError(f"{self.name}{where} needs sources: the source texts the predictions were generated from, "
+            raise InputError(f"{self.name}{where} needs sources: the source texts the predictions were generated from, "
                              "one per prediction (sources=[...] in Python, --sources FILE on the command line).")
         return {"sources": sources}
 
@@ -211,9 +206,9 @@ class MetricSpec:
         for key, value in options.items():
             name = self.aliases.get(key, key)
             if name not in known and "**" not in types:
-                raise ValueError(unknown_option_message(self.name, [key], known))
+                raise OptionError(unknown_option_message(self.name, [key], known))
             if name in out:
-                raise ValueError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
+                raise OptionError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
             out[name] = value
         return out
 
@@ -359,9 +354,8 @@ METRIC_ALIASES: dict[str, str] = {
 def metric_name(name: str) -> str:
     """The registry name of metric ``name``: any case, ``-`` or ``_``, or an alias (:data:`METRIC_ALIASES`:
     ``bert_score``, ``rougeL``, ``BLEU``). An :class:`~nlgmetrics.errors.OptionError` (a ``ValueError``) of one
-    line with the closest name otherwise."""
-    from nlgmetrics.errors import OptionError
-
+    line with the closest name otherwise; for ``NAME:KEY`` (a result key, which ``agree -m`` takes) it names the
+    metric to give instead."""
     if name in SPECS:
         return name
     key = str(name).strip().lower().replace("-", "_")
@@ -369,6 +363,11 @@ def metric_name(name: str) -> str:
         return key
     if key in METRIC_ALIASES:
         return METRIC_ALIASES[key]
+    base, colon, result_key = str(name).partition(":")
+    if colon and base and ":" not in result_key:
+        metric = metric_name(base)
+        raise OptionError(f"{name!r} names the result key {result_key!r} of the metric {metric}; here give the metric "
+                          f"itself: {metric}.")
     close = difflib.get_close_matches(key, [*SPECS, *METRIC_ALIASES], n=1, cutoff=0.6)
     hint = f" Did you mean {METRIC_ALIASES.get(close[0], close[0])!r}?" if close else ""
     raise OptionError(f"unknown metric {name!r}.{hint} Choose one of {', '.join(SPECS)}.")
@@ -395,20 +394,12 @@ def score(
 
 
 def missing_extra(name: str) -> MissingExtraError | None:
-    """The :class:`MissingExtraError` metric ``name`` would raise here (an extra of its spec whose modules are not
-    installed), or None when it can be used. Checks with ``importlib.util.find_spec``: nothing is imported."""
-    spec = get_spec(name)
-    for extra in spec.extras:
-        absent = [module for module in EXTRAS[extra] if importlib.util.find_spec(module) is None]
-        if absent:
-            shown = ", ".join(_DISTRIBUTIONS.get(module, module) for module in absent)
-            return MissingExtraError(
-                f"{name} needs the nlgmetrics[{extra}] extra ({shown} not installed): "
-                f"pip install 'nlgmetrics[{extra}]' (from a checkout: pip install -e '.[{extra}]'; CPU-only torch: "
-                "add --extra-index-url https://download.pytorch.org/whl/cpu). "
-                "The lexical metrics need no extra.",
-                name=absent[0],
-            )
+    """The :class:`MissingExtraError` metric ``name`` would raise here (an extra of its spec that is not installed:
+    :func:`nlgmetrics.extras.missing_extra_error`), or None when it can be used. Nothing is imported."""
+    for extra in get_spec(name).extras:
+        error = missing_extra_error(extra, name)
+        if error is not None:
+            return error
     return None
 
 
@@ -423,7 +414,7 @@ def get_metric(name: str) -> Callable[..., dict]:
         return load_object(entry)
     except ModuleNotFoundError as exc:
         if exc.name == entry.split(":")[0]:
-            raise ValueError(f"metric {name!r} is not available in this version of nlgmetrics.") from None
+            raise OptionError(f"metric {name!r} is not available in this version of nlgmetrics.") from None
         raise
 
 
@@ -432,8 +423,8 @@ def available_metrics(kind: str | None = None) -> list[str]:
     :func:`missing_extra`) of one ``kind``, if given, in :data:`SPECS` order."""
     return [
         name for name, spec in SPECS.items()
-        if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
-        and missing_extra(name) is None
+        if (kind is None or spec.kind == kind) and missing_extra(name) is None  # first: find_spec imports the package
+        and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
     ]
 
 

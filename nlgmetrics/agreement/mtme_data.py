@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from nlgmetrics.agreement.records import Judgments, _number, _read_lines, human_score
+from nlgmetrics.errors import InputError
 
 LEVELS = ("seg", "doc", "domain", "sys")
 NO_TRANSLATION = "[No translation supplied]"
@@ -56,10 +57,10 @@ def _check_scale(value: float | None, scale: str | None, where: str) -> float | 
     if value is None or scale is None:
         return value
     if scale == "mqm" and value > 0:
-        raise ValueError(f"{where}: MQM score {value:g} is positive; mt-metrics-eval's MQM scores are negative "
+        raise InputError(f"{where}: MQM score {value:g} is positive; mt-metrics-eval's MQM scores are negative "
                          "penalties (0 = no error, e.g. -5 for a major error): negate the penalties.")
     if scale == "esa" and not 0 <= value <= 100:
-        raise ValueError(f"{where}: ESA score {value:g} is outside 0-100.")
+        raise InputError(f"{where}: ESA score {value:g} is outside 0-100.")
     return value
 
 
@@ -70,14 +71,14 @@ def read_documents(folder: str | Path, pair: str) -> tuple[list[str], list[str]]
     for number, line in enumerate(_read_lines(path), 1):
         parts = line.split()
         if len(parts) != 2:
-            raise ValueError(f"{path}:{number}: expected 'DOMAIN DOCNAME', got {line!r}.")
+            raise InputError(f"{path}:{number}: expected 'DOMAIN DOCNAME', got {line!r}.")
         if parts[1] in seen and docs[-1] != parts[1]:
-            raise ValueError(f"{path}:{number}: document {parts[1]!r} is not one contiguous block of segments.")
+            raise InputError(f"{path}:{number}: document {parts[1]!r} is not one contiguous block of segments.")
         seen.add(parts[1])
         domains.append(parts[0])
         docs.append(parts[1])
     if not docs:
-        raise ValueError(f"{path} has no segments.")
+        raise InputError(f"{path} has no segments.")
     return domains, docs
 
 
@@ -95,24 +96,24 @@ def read_score_file(path: str | Path, units: list[str] | int, human: bool, scale
         if not parts:
             continue
         if len(parts) != (3 if domains else 2):
-            raise ValueError(f"{where}: expected '{'DOMAIN ' if domains else ''}SYSTEM SCORE', got {line!r}.")
+            raise InputError(f"{where}: expected '{'DOMAIN ' if domains else ''}SYSTEM SCORE', got {line!r}.")
         value = (_check_scale(human_score(parts[-1], where), scale, where) if human
                  else _number(parts[-1], f"{where}: metric score"))
         if domains:
             if parts[0] not in index:
-                raise ValueError(f"{where}: unknown domain {parts[0]!r}; documents/ has {', '.join(domains)}.")
+                raise InputError(f"{where}: unknown domain {parts[0]!r}; documents/ has {', '.join(domains)}.")
             row = scores.setdefault(parts[1], [None] * len(domains))
             if row[index[parts[0]]] is not None:
-                raise ValueError(f"{where}: system {parts[1]!r} has a second score for domain {parts[0]!r}.")
+                raise InputError(f"{where}: system {parts[1]!r} has a second score for domain {parts[0]!r}.")
             row[index[parts[0]]] = value
         else:
             scores.setdefault(parts[0], []).append(value)
     if not scores:
-        raise ValueError(f"{path} has no scores: a line 'SYSTEM SCORE' per system and unit.")
+        raise InputError(f"{path} is empty: a score file has a line 'SYSTEM SCORE' per system and unit.")
     expected = len(domains) if domains else units
     for system, values in scores.items():
         if len(values) != expected:
-            raise ValueError(f"{path}: system {system!r} has {len(values)} scores where {expected} are expected "
+            raise InputError(f"{path}: system {system!r} has {len(values)} scores where {expected} are expected "
                              "(one per unit of the level, in order).")
     return scores
 
@@ -132,27 +133,27 @@ def read_mtme_data(folder: str | Path, pair: str, gold: str = "mqm", level: str 
     the outputs and the reference are read as texts, so metrics can be scored by name."""
     folder = Path(folder)
     if not pair:
-        raise ValueError("reading an mt-metrics-eval folder needs the language pair (--mtme-pair en-de).")
+        raise InputError("reading an mt-metrics-eval folder needs the language pair (--mtme-pair en-de).")
     if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)} (mt-metrics-eval's names), got {level!r}.")
+        raise InputError(f"level must be one of {', '.join(LEVELS)} (mt-metrics-eval's names), got {level!r}.")
     file_level = "domain" if level == "sys" and domain is not None else level
     human_file = folder / "human-scores" / f"{pair}.{gold}.{file_level}.score"
     if not human_file.is_file():
         found = sorted(p.name for p in (folder / "human-scores").glob(f"{pair}.*.score"))
-        raise ValueError(f"{human_file} does not exist; human score files for {pair}: {', '.join(found) or 'none'}.")
+        raise InputError(f"{human_file} does not exist; human score files for {pair}: {', '.join(found) or 'none'}.")
     documents = folder / "documents" / f"{pair}.docs"
     seg_domains, seg_docs = read_documents(folder, pair) if documents.is_file() else (None, None)
     if seg_domains is None and (file_level in ("doc", "domain") or domain is not None):
-        raise ValueError(f"{documents} does not exist: documents and domains need it.")
+        raise InputError(f"{documents} does not exist: documents and domains need it.")
     doc_names = list(dict.fromkeys(seg_docs)) if seg_docs else []
     doc_domains = [seg_domains[seg_docs.index(d)] for d in doc_names] if seg_docs else []
     domain_names = sorted(set(seg_domains)) if seg_domains else []  # mt-metrics-eval's canonical order
     if domain is not None and domain not in domain_names:
-        raise ValueError(f"unknown domain {domain!r}; {documents} has {', '.join(domain_names)}.")
+        raise InputError(f"unknown domain {domain!r}; {documents} has {', '.join(domain_names)}.")
     human = _read_level(human_file, file_level, seg_domains, doc_names, domain_names, True, _scale(gold))
     n_units = len(next(iter(human.values())))
     if file_level == "seg" and seg_domains is not None and n_units != len(seg_domains):
-        raise ValueError(f"{human_file}: {n_units} scores per system but {documents} has {len(seg_domains)} segments.")
+        raise InputError(f"{human_file}: {n_units} scores per system but {documents} has {len(seg_domains)} segments.")
     keep = list(range(n_units))
     if domain is not None:
         unit_domains = {"seg": seg_domains, "doc": doc_domains, "domain": domain_names}[file_level]
@@ -164,18 +165,18 @@ def read_mtme_data(folder: str | Path, pair: str, gold: str = "mqm", level: str 
     outputs = _names(outputs_dir, "*.txt", ("", ".txt"))
     refs = _names(folder / "references", f"{pair}.*.txt", (f"{pair}.", ".txt"))
     if reference is None and len(refs) > 1:
-        raise ValueError(f"{folder / 'references'} has references {', '.join(refs)} for {pair}: name the standard "
+        raise InputError(f"{folder / 'references'} has references {', '.join(refs)} for {pair}: name the standard "
                          "one (reference=..., --mtme-ref).")
     if reference is not None and refs and reference not in refs:
-        raise ValueError(f"unknown reference {reference!r}; {folder / 'references'} has {', '.join(refs)}.")
+        raise InputError(f"unknown reference {reference!r}; {folder / 'references'} has {', '.join(refs)}.")
     reference = reference or (refs[0] if refs else None)
     for system in human:
         if outputs and system not in outputs:
-            raise ValueError(f"{human_file}: system {system!r} has no output file in {outputs_dir}.")
+            raise InputError(f"{human_file}: system {system!r} has no output file in {outputs_dir}.")
     excluded = {reference} | (set() if include_human else set(refs))
     systems = sorted(s for s, v in human.items() if s not in excluded and any(x is not None for x in v))
     if not systems:
-        raise ValueError(f"{human_file}: no system (other than references) has a human score.")
+        raise InputError(f"{human_file}: no system (other than references) has a human score.")
 
     if metrics is None:
         metrics = {}
@@ -183,7 +184,7 @@ def read_mtme_data(folder: str | Path, pair: str, gold: str = "mqm", level: str 
             name = file.name[: -len(f".{file_level}.score")]
             base, dash, used = name.rpartition("-")
             if not dash:
-                raise ValueError(f"{file}: metric files are named METRIC-REFS.{file_level}.score (REFS: src, all or "
+                raise InputError(f"{file}: metric files are named METRIC-REFS.{file_level}.score (REFS: src, all or "
                                  "reference names joined by '.').")
             if used in ("src", "all") or reference is None or set(used.split(".")) <= {reference}:
                 metrics[name] = file
@@ -192,9 +193,9 @@ def read_mtme_data(folder: str | Path, pair: str, gold: str = "mqm", level: str 
     for name, scores in metric_scores.items():
         for system in systems:
             if system not in scores:
-                raise ValueError(f"metric {name!r} ({metrics[name]}) has no scores for system {system!r}.")
+                raise InputError(f"metric {name!r} ({metrics[name]}) has no scores for system {system!r}.")
             if len(scores[system]) != n_units:
-                raise ValueError(f"metric {name!r} ({metrics[name]}) has {len(scores[system])} scores for "
+                raise InputError(f"metric {name!r} ({metrics[name]}) has {len(scores[system])} scores for "
                                  f"{system!r} but the human scores have {n_units}.")
 
     hypotheses = references = None
@@ -231,7 +232,7 @@ def _read_level(path: Path, level: str, seg_domains: list[str] | None, doc_names
 
 def _texts(path: Path) -> list[str | None]:
     if not path.is_file():
-        raise ValueError(f"{path} does not exist.")
+        raise InputError(f"{path} does not exist.")
     return [None if line.rstrip() == NO_TRANSLATION else line for line in _read_lines(path)]
 
 

@@ -290,14 +290,12 @@ def plot(result: Mapping[str, Any], path: str | Path, scatter: Mapping[str, Any]
     """Write a figure of :func:`agree`'s result: per level and statistic, each metric's value with its bootstrap
     interval, coloured by significance cluster. ``scatter={"human": matrix, "metrics": {name: matrix}}`` adds a
     scatter of the metric against the human scores per metric. Needs matplotlib (the ``plot`` extra)."""
-    try:
-        import matplotlib
+    path = check_plot_path(path)  # the output rule, matplotlib (the [plot] extra) included: before any work
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("plotting needs matplotlib: pip install 'nlgmetrics[plot]'.") from None
-    path = check_plot_path(path)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     rows = result["rows"]
     panels = list(dict.fromkeys(_panel(r) for r in rows))
     titles = _panel_names(panels)

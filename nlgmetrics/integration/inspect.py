@@ -41,14 +41,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from nlgmetrics.errors import MissingExtraError
+from nlgmetrics.extras import require_extra
 
-try:
-    from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
-    from inspect_ai.solver import TaskState
-except ImportError as error:  # one line naming the extra, not a ModuleNotFoundError from the import
-    raise MissingExtraError("nlgmetrics.integration.inspect needs inspect-ai: pip install 'nlgmetrics[inspect]' "
-                            f"({error})") from error
+require_extra("inspect", "nlgmetrics.integration.inspect")  # a MissingExtraError, not ModuleNotFoundError
+
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer  # noqa: E402
+from inspect_ai.solver import TaskState  # noqa: E402
 
 from nlgmetrics.integration.samplewise import (
     SampleText, check_options, corpus_headline, reads_sources, score_sample, signature,
@@ -64,6 +62,8 @@ def headline(metric: str) -> Metric:
     and options each sample's score carries in its metadata; per epoch, then the mean over epochs."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:  # Inspect asks for the shape of an empty sample set (its display, before the first sample):
+            return {}   # none to report; Inspect shows n/a, where a raised error warned on every clean run
         epochs: dict[int, list[Score]] = defaultdict(list)
         for sample_score in scores:
             data = sample_score.score.metadata or {}

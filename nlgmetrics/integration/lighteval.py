@@ -36,18 +36,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from nlgmetrics.errors import MissingExtraError
+from nlgmetrics.extras import require_extra
 
-try:
-    from lighteval.metrics.metrics_sample import SampleLevelComputation
-    from lighteval.metrics.sample_preparator import Preparator
-    from lighteval.metrics.utils.metric_utils import (
-        CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
-    )
-    from lighteval.tasks.requests import Doc, SamplingMethod
-except ImportError as error:  # one line naming the extra, not a ModuleNotFoundError from the import
-    raise MissingExtraError("nlgmetrics.integration.lighteval needs lighteval 0.13: pip install "
-                            f"'nlgmetrics[lighteval]' ({error})") from error
+require_extra("lighteval", "nlgmetrics.integration.lighteval")  # a MissingExtraError, not ModuleNotFoundError
+
+from lighteval.metrics.metrics_sample import SampleLevelComputation  # noqa: E402
+from lighteval.metrics.sample_preparator import Preparator  # noqa: E402
+from lighteval.metrics.utils.metric_utils import (  # noqa: E402
+    CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
+)
+from lighteval.tasks.requests import Doc, SamplingMethod  # noqa: E402
 
 from nlgmetrics.integration.samplewise import (
     SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, score_batch,
@@ -58,10 +56,13 @@ QUERY = "query"
 
 
 def _sample(doc: Doc, model_response: Any, metric: str, source_field: str | None) -> SampleText:
+    """The sample's texts; the references always a list (one gold or several), so the values lighteval stores in its
+    details have one type per column whatever the task's documents hold (pyarrow refuses a column that mixes a string
+    and a list, and lighteval then saves no results or details)."""
     golds = [str(g) for g in doc.get_golds()]
-    references: str | list[str] | None = None
+    references: list[str] | None = None
     if any(golds):
-        references = golds[0] if len(golds) == 1 else golds
+        references = golds
     source = None
     if source_field == QUERY:
         source = doc.query

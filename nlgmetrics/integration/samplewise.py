@@ -83,13 +83,19 @@ def reads_sources(metric: str) -> bool:
     return get_spec(metric).sources != SOURCES_NONE
 
 
+def needs_corpus_idf(metric: str, options: Mapping[str, Any]) -> bool:
+    """Whether ``metric`` with ``options`` weights tokens by an idf counted over the corpus (MoverScore by default,
+    BERTScore with ``idf=True``): the one rule for the adapters that score samples apart (this module, Ray)."""
+    if metric == "moverscore":
+        return options.get("idf", True) is True
+    return metric == "bertscore" and options.get("idf", False) is True
+
+
 def sample_options(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """The options one sample is scored with: ``options``, with ``idf=False`` where the metric's idf would come from
     the corpus (a corpus of one text gives every token idf 0)."""
-    from nlgmetrics.integration.ray_data import _needs_corpus_idf  # the one rule for corpus-level idf
-
     out = dict(options)
-    if get_spec(metric).kind != LEARNED and _needs_corpus_idf(metric, out):
+    if get_spec(metric).kind != LEARNED and needs_corpus_idf(metric, out):
         out["idf"] = False
     return out
 

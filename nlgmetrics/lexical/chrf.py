@@ -33,10 +33,11 @@ from operator import add
 
 import numpy as np
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics import __version__
 from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import MAX_BETA, check_int, check_real, checked_options
+from nlgmetrics.options import MAX_BETA, MAX_NGRAM_ORDER, check_int, check_real, checked_options
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
 
@@ -262,7 +263,7 @@ def _ngrams(text: str, char_order: int, word_order: int, lowercase: bool, whites
 
 #: the highest char_order / word_order: each order adds three statistics per segment (memory and time grow with it);
 #: sacrebleu's defaults are 6 and 0 (2 for chrF++).
-MAX_ORDER = 32
+MAX_ORDER = MAX_NGRAM_ORDER
 
 
 def _check_order(name: str, value: object, default: int) -> None:
@@ -284,7 +285,7 @@ class CHRF:
         _check_order("char_order", self.char_order, 6)
         _check_order("word_order", self.word_order, 0)
         if self.char_order + self.word_order == 0:
-            raise ValueError("char_order and word_order are both 0: nothing to count; use char_order=6 (chrF) "
+            raise OptionError("char_order and word_order are both 0: nothing to count; use char_order=6 (chrF) "
                              "or char_order=6, word_order=2 (chrF++).")
         check_real("beta", self.beta, 0, MAX_BETA, "recall is beta times as important as precision; default 2")
 

@@ -127,7 +127,7 @@ class Weights:
 def find_weights(folder: Path, metric: str) -> Weights | None:
     """The weights ``folder`` holds, in transformers' order of preference (:data:`WEIGHT_FORMS`), or None. An index
     is checked here: valid JSON mapping tensor names to shard file names in the folder, every shard it lists present,
-    and no shard of its naming (``stem-k-of-n``) present or expected that it does not list; otherwise a
+    and no shard of its naming (``stem-k-of-n``) that it does not list holding tensors; otherwise a
     :class:`CheckpointError` naming the shard."""
     for single, index in WEIGHT_FORMS:
         if (folder / single).is_file():
@@ -161,27 +161,25 @@ def _read_index(path: Path, metric: str) -> Weights:
     if outside:
         raise CheckpointError(f"{metric}: the shard index {path} names {outside[0]!r}, not a file beside it: shards "
                               "must lie in the checkpoint folder; download the checkpoint's files again.")
-    expected = set(listed)
-    for name in listed:  # stem-k-of-n names: all n shards of the same stem are part of the checkpoint
-        found = _SHARD_NAME.match(name)
-        if found:
-            n, width = int(found["n"]), len(found["k"])
-            expected |= {f"{found['stem']}-{k:0{width}d}-of-{found['n']}{found['suffix']}" for k in range(1, n + 1)}
-    missing = sorted(name for name in expected if not (folder / name).is_file())
+    missing = [name for name in listed if not (folder / name).is_file()]
     if missing:
-        listed_too = "" if missing[0] in mapping.values() else " (not listed in the index either)"
         raise CheckpointError(
-            f"{metric}: the shard {missing[0]} of {path.name} is missing from {folder}{listed_too}"
-            f"{f', and {len(missing) - 1} more' if len(missing) > 1 else ''}: download the checkpoint's files again "
+            f"{metric}: the shard {missing[0]} that {path.name} lists is missing from {folder}"
+            f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}: download the checkpoint's files again "
             "(an interrupted download?).")
-    unlisted = sorted(name for name in expected - set(listed))
+    # a file named like the shards (stem-k-of-n) that the index does not list: another save's shard, unless it holds
+    # no tensor (transformers 4 writes an empty first shard when the first tensor exceeds max_shard_size, unlisted)
     stems = {(m["stem"], m["suffix"]) for m in map(_SHARD_NAME.match, listed) if m}
-    unlisted += sorted(p.name for p in folder.iterdir() if p.name not in expected and (
-        (m := _SHARD_NAME.match(p.name)) is not None and (m["stem"], m["suffix"]) in stems))
-    if unlisted:
-        raise CheckpointError(
-            f"{metric}: {folder} holds the shard {unlisted[0]}, which {path.name} does not list: the index and the "
-            "shards come from different saves; download the checkpoint's files again into an empty folder.")
+    for other in sorted(folder.iterdir()):
+        found = _SHARD_NAME.match(other.name)
+        if other.name in listed or not found or (found["stem"], found["suffix"]) not in stems or not other.is_file():
+            continue
+        held = _file_shapes(other, metric)
+        if held:
+            raise CheckpointError(
+                f"{metric}: {folder} holds the shard {other.name} ({len(held)} tensors, e.g. {next(iter(held))}), "
+                f"which {path.name} does not list: the index and the shards come from different saves; download "
+                "the checkpoint's files again into an empty folder.")
     return Weights(path, tuple(folder / name for name in listed), {k: folder / v for k, v in mapping.items()})
 
 

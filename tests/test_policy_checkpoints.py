@@ -216,28 +216,16 @@ def _with_state(edit: Callable[[dict, Layout], None]) -> Callable[[Path, Layout]
 
 
 def _sharded(folder: Path, layout: Layout) -> dict:
-    """The folder's weights re-saved as save_pretrained shards them (huggingface_hub's split, as transformers 5):
-    an index and three or more shards in the same format; returns the index."""
-    from huggingface_hub import split_torch_state_dict_into_shards
+    """The folder's weights re-saved as save_pretrained shards them (an index and three or more shards in the same
+    format: :func:`learned_checkpoints.save_sharded`); returns the index."""
+    from learned_checkpoints import save_sharded
 
     weights = folder / layout.weights
     state = _read_state(weights, layout)
     weights.unlink()
-    bin_form = weights.suffix == ".bin"
-    pattern = "pytorch_model{suffix}.bin" if bin_form else "model{suffix}.safetensors"
     size = sum(t.numel() * t.element_size() for t in state.values())
-    split = split_torch_state_dict_into_shards(state, filename_pattern=pattern, max_shard_size=max(size // 4, 1))
-    for name, keys in split.filename_to_tensors.items():
-        part = {key: state[key].contiguous() for key in keys}
-        if bin_form:
-            torch.save(part, folder / name)
-        else:
-            from safetensors.torch import save_file
-
-            save_file(part, str(folder / name), metadata={"format": "pt"})
-    index = {"metadata": {"total_size": size}, "weight_map": split.tensor_to_filename}
-    (folder / f"{weights.name}.index.json").write_text(json.dumps(index))
-    assert len(split.filename_to_tensors) >= 3
+    index = save_sharded(state, folder, "bin" if weights.suffix == ".bin" else "safetensors", max(size // 4, 1))
+    assert len(set(index["weight_map"].values())) >= 3
     return index
 
 

@@ -33,7 +33,11 @@ of ``mix``, ``E = H_k``.
   the one input with ``w = 0.78``. ``P`` is the MQM penalty of the error spans decoded from the tags ``argmax_c
   sum_k v_k p_k[t, c]`` (``v = (0.1667, 0.3333, 0.5)``; one input: ``v = 1``): a span is a run of error tags
   closed by an O tag, with its first tag's severity (minor 1, major 5, critical 10); a run still open at the last
-  mt token is dropped, as unbabel-comet's decoder drops it. There is no normalisation by length.
+  mt token is dropped, as unbabel-comet's decoder drops it. There is no normalisation by length. The spans are
+  returned too (``error_spans``: text, confidence, severity, character offsets; :func:`decode_spans`), and
+  ``decoding_threshold=t`` tags a token as an error when its error probabilities sum above ``t``, as unbabel-comet's.
+- **Document context** (``enable_context``, unbabel-comet's; estimators with ``avg`` pooling): a text
+  ``"previous. </s> current."`` is encoded whole and only ``<s>``, its last sentence and ``</s>`` are pooled.
 
 A pad token written inside a text (``<pad>`` in XLM-R's vocabulary, ``[PAD]`` in BERT's: a generation decoded
 without skipping special tokens) becomes the pad id, and is then handled as unbabel-comet handles it: to the encoder
@@ -53,7 +57,9 @@ references costs one pass over the sources and references plus one per system ou
 The encoder runs padding-free where it can (:mod:`nlgmetrics.embed.packed`: XLM-R
 and BERT layouts, checked against the padded forward at load time), and only up to the last layer the score reads
 (a sparsemax mix gives some layers exactly zero weight). On CUDA, ``dtype='bfloat16'``/``'float16'`` runs the
-encoder under autocast. Under torch.distributed, ``distributed=True``/``"auto"`` shares the encoding of the same
+encoder under autocast. ``precision='half'`` is comet-score's ``model.half()`` instead: float16 weights and
+arithmetic as unbabel-comet keeps them after it (the padded forward, its own), on any device; the default float32
+equals unbabel-comet's Python ``predict()``. Under torch.distributed, ``distributed=True``/``"auto"`` shares the encoding of the same
 inputs out across the ranks (:mod:`nlgmetrics.embed.distributed`).
 """
 

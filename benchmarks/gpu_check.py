@@ -160,8 +160,9 @@ def markdown(data: dict) -> str:
         lines += ["## COMET precision (issue 45)", "", "| option | seconds | max abs diff vs float32 | mean | note |",
                   "|---|---|---|---|---|"]
         for row in precision["rows"]:
-            lines.append(f"| {row['option']} | {_fmt(row.get('seconds'))} | {_fmt(row.get('max_abs_diff_vs_float32'))} | "
-                         f"{_fmt(row.get('mean_abs_diff_vs_float32'))} | {row.get('error') or row.get('note') or ''} |")
+            lines.append(f"| {row['option']} | {_fmt(row.get('seconds'))} | "
+                         f"{_fmt(row.get('max_abs_diff_vs_float32'))} | {_fmt(row.get('mean_abs_diff_vs_float32'))} | "
+                         f"{row.get('error') or row.get('note') or ''} |")
         lines += ["", f"unbabel-comet: {json.dumps(precision.get('reference', {}))}", ""]
     sharded = data["sections"].get("sharded")
     if sharded and any(isinstance(v, dict) and "single" in v for v in sharded.values()):

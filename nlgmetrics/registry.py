@@ -89,7 +89,8 @@ class MetricSpec:
       ``function(options) -> InputNeeds`` reads the checkpoint's configuration (not its weights) and says what it
       needs; ``sources``/``references_optional`` then say what *some* checkpoint takes (see :meth:`input_arguments`).
     - ``per_example_details``: result keys holding one structured value per example besides its score (XCOMET's
-      ``error_spans``): the frameworks' per-sample metadata carries them (:func:`nlgmetrics.integration.samplewise.details`).
+      ``error_spans``): the frameworks' per-sample metadata carries them
+      (:func:`nlgmetrics.integration.samplewise.details`).
     - ``needs_checkpoint``: the metric scores only with a model the user supplies (COMET, BLEURT: no checkpoint is
       bundled), so ``make demo``, a suite without a metric list and the per-metric test tables, which run every
       metric on bundled data, leave it out (:func:`self_contained_metrics`).

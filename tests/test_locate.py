@@ -238,7 +238,8 @@ def test_an_empty_unlisted_shard_is_what_transformers_4_writes(tmp_path):
 @pytest.mark.parametrize("damage,message", [
     (lambda f: (f / "model-00002-of-00002.safetensors").unlink(),
      r"m: the shard model-00002-of-00002.safetensors that model.safetensors.index.json lists is missing from "),
-    (lambda f: (f / "model-00003-of-00003.safetensors").write_bytes((f / "model-00002-of-00002.safetensors").read_bytes()),
+    (lambda f: (f / "model-00003-of-00003.safetensors").write_bytes(
+        (f / "model-00002-of-00002.safetensors").read_bytes()),
      r"holds the shard model-00003-of-00003.safetensors \(1 tensors, e.g. b.weight\), which "
      r"model.safetensors.index.json does not list"),
     (lambda f: (f / "model.safetensors.index.json").write_text('{"weight_map": {"a.weight": "../x.safetensors"}}'),

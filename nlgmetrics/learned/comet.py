@@ -59,8 +59,8 @@ and BERT layouts, checked against the padded forward at load time), and only up 
 (a sparsemax mix gives some layers exactly zero weight). On CUDA, ``dtype='bfloat16'``/``'float16'`` runs the
 encoder under autocast. ``precision='half'`` is comet-score's ``model.half()`` instead: float16 weights and
 arithmetic as unbabel-comet keeps them after it (the padded forward, its own), on any device; the default float32
-equals unbabel-comet's Python ``predict()``. Under torch.distributed, ``distributed=True``/``"auto"`` shares the encoding of the same
-inputs out across the ranks (:mod:`nlgmetrics.embed.distributed`).
+equals unbabel-comet's Python ``predict()``. Under torch.distributed, ``distributed=True``/``"auto"`` shares the
+encoding of the same inputs out across the ranks (:mod:`nlgmetrics.embed.distributed`).
 """
 
 from __future__ import annotations
@@ -615,15 +615,16 @@ class Comet:
                     skip[at + 1 : at + start + 1] = [True] * start
                     counts[i] -= start
                 at += len(row)
-        keep = ~torch.tensor(skip, dtype=torch.bool, device=mixed.device)
+        if any(skip):  # pad ids in a text, or context: leave those positions out
+            keep = ~torch.tensor(skip, dtype=torch.bool, device=mixed.device)
+            mixed, sequence = mixed[keep], sequence[keep]
         if self.pool == "avg":
             sums = torch.zeros((len(counts), mixed.shape[1]), device=mixed.device)
-            sums.index_add_(0, sequence[keep], mixed[keep].float())
+            sums.index_add_(0, sequence, mixed.float())
             return sums.to(mixed.dtype).float() / counts.unsqueeze(1)
         # scatter_reduce_, not index_reduce_: the same maximum without torch's "index_reduce() is in beta" warning
-        kept = mixed[keep]
         return mixed.new_zeros((len(counts), mixed.shape[1])).scatter_reduce_(
-            0, sequence[keep].unsqueeze(1).expand_as(kept), kept, "amax", include_self=False)
+            0, sequence.unsqueeze(1).expand_as(mixed), mixed, "amax", include_self=False)
 
     def _tag_probs(self, word: torch.Tensor, lengths: Sequence[int], first: Sequence[int]) -> list[torch.Tensor]:
         """XCOMET's word-level head on the first ``first`` positions (the mt) of each packed joint sequence:

@@ -375,5 +375,6 @@ def signature(scorer: MetricXScorer, qe: bool, with_sources: bool, multi_ref: st
     """How the scores were computed, e.g. ``ckpt:metricx-24-hybrid-large-v2p6|weights:3f2a9c01b7de|mode:ref|src:yes|
     ...`` (``weights``: :func:`nlgmetrics.learned.locate.weights_digest`)."""
     name = Path(scorer.name).name if Path(scorer.name).expanduser().exists() else scorer.name
-    return (f"ckpt:{name}|weights:{weights_digest(scorer.weights)}|mode:{'qe' if qe else 'ref'}|src:{'yes' if with_sources else 'no'}|"
+    return (f"ckpt:{name}|weights:{weights_digest(scorer.weights)}|mode:{'qe' if qe else 'ref'}|"
+            f"src:{'yes' if with_sources else 'no'}|"
             f"max_len:{MAX_INPUT_LENGTH}|multi_ref:{multi_ref}|version:nlgmetrics-{__version__}")

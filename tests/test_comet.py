@@ -563,6 +563,12 @@ def test_error_spans_at_every_entry_point(built, wmt, tmp_path, capsys):
         assert main(["score", "-m", "comet", "-p", paths["hyp"], "-r", paths["ref"], "-s", paths["src"],
                      "-o", f"model={model}", "-f", "json"]) == 0
         assert_spans_equal(json.loads(capsys.readouterr().out)["error_spans"], expected)
+        assert main(["score", "-m", "comet", "-p", paths["hyp"], "-r", paths["ref"], "-s", paths["src"],
+                     "-o", f"model={model}", "-f", "csv"]) == 0
+        import csv
+
+        rows = {key: value for _, key, value in csv.reader(capsys.readouterr().out.splitlines())}
+        assert_spans_equal([json.loads(rows[f"error_spans[{i}]"]) for i in range(n)], expected)  # JSON cells
 
         samples = [SampleText(h, r, s) for h, r, s in zip(hyps, refs, srcs)]
         values, extra = score_batch_details("comet", {"model": model}, samples)

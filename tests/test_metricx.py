@@ -194,7 +194,7 @@ def test_sharded_checkpoint_from_metricx_transformers(form, pinned, scorer):
         name.endswith((".bin", ".safetensors")) for name in pinned["saved"][form]) >= 3
     weights = find_weights(folder, "metricx")
     assert weights.path.name == SHARDED[form] and len(weights.files) >= 3
-    cases = [c for c in FIXTURE["cases"] if c["mode"] == "ref"]
+    cases = [c for c in FIXTURE["cases"] if c["mode"] == "ref"][:12]
     inputs = ([c["hypothesis"] for c in cases], [c["reference"] for c in cases], [c["source"] for c in cases])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

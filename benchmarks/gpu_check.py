@@ -20,7 +20,11 @@ time limit still leaves what it measured) and ``DIR/gpu_check.md`` (short tables
    (``torch.cuda.set_per_process_memory_fraction``) of the weights plus 768 MiB, BERTScore on long texts at batch
    512: the engine halves the batch on out-of-memory (:mod:`nlgmetrics.embed.oom`); the section records the
    halving warnings, the batch it finished at, and ``batch_halved_and_finished`` (the check: true).
-5. ``pytest`` (last: it says least about the GPU): tests/test_embed*.py and the CLI tests naming CUDA, run by pytest
+5. ``comet_precision`` and ``sharded`` (issue 45): COMET's ``precision="half"`` (comet-score's ``model.half()``)
+   and autocast dtypes against float32, and against unbabel-comet's own paths where it imports; BLEURT-20 and
+   MetricX-24 loaded from save_pretrained's sharded forms (safetensors and ``.bin``): load time and memory, scores
+   equal to the single file's.
+6. ``pytest`` (last: it says least about the GPU): tests/test_embed*.py and the CLI tests naming CUDA, run by pytest
    in a subprocess on this machine's image. The suite has no CUDA-marked tests; the ones naming CUDA check the error
    raised *without* CUDA and skip on a GPU machine.
 
@@ -154,6 +158,25 @@ def markdown(data: dict) -> str:
                              f"{str(ref.get('status', ''))[:100]} |")
             if sec.get("error") or sec.get("skipped"):
                 lines.append(f"| {name[6:]} | | | | | | | | | {str(sec.get('error') or sec.get('skipped'))[:100]} |")
+        lines.append("")
+    precision = data["sections"].get("comet_precision")
+    if precision and precision.get("rows"):
+        lines += ["## COMET precision (issue 45)", "", "| option | seconds | max abs diff vs float32 | mean | note |",
+                  "|---|---|---|---|---|"]
+        for row in precision["rows"]:
+            lines.append(f"| {row['option']} | {_fmt(row.get('seconds'))} | "
+                         f"{_fmt(row.get('max_abs_diff_vs_float32'))} | {_fmt(row.get('mean_abs_diff_vs_float32'))} | "
+                         f"{row.get('error') or row.get('note') or ''} |")
+        lines += ["", f"unbabel-comet: {json.dumps(precision.get('reference', {}))}", ""]
+    sharded = data["sections"].get("sharded")
+    if sharded and any(isinstance(v, dict) and "single" in v for v in sharded.values()):
+        lines += ["## Sharded checkpoints (issue 45)", "", "| checkpoint | form | files | load s | load peak GiB | "
+                  "max abs diff vs single | note |", "|---|---|---|---|---|---|---|"]
+        for name, forms in sharded.items():
+            for form, row in (forms.items() if isinstance(forms, dict) else []):
+                lines.append(f"| {name} | {form} | {row.get('files', '')} | {_fmt(row.get('load_seconds'))} | "
+                             f"{_fmt(row.get('load_peak_gib'))} | {_fmt(row.get('max_abs_diff_vs_single'))} | "
+                             f"{str(row.get('error', ''))[:100]} |")
         lines.append("")
     tests = data["sections"].get("pytest")
     if tests:
@@ -808,6 +831,140 @@ def section_oom(rec: dict, ck: Any, dev: Device, tiny: bool) -> None:
         free_models()
 
 
+def section_comet_precision(rec: dict, comet: CometSpec, dev: Device, n: int) -> None:
+    """COMET's precision options on the device (issue 45), each against float32 (``precision="float32"``:
+    unbabel-comet's Python ``predict()``): ``precision="half"`` (comet-score's ``model.half()``: float16 weights and
+    arithmetic, the padded forward), and ``dtype="float16"``/``"bfloat16"`` (autocast, CUDA only; unbabel-comet has no
+    such path). Per option: seconds, max and mean |Δ| to float32 over the segment scores. Where unbabel-comet imports,
+    its comet-score path on the same checkpoint (``load_from_checkpoint``, ``eval()``, ``half()``, ``predict``) and
+    its float32 ``predict()``: max |Δ| of ours to each."""
+    import numpy as np
+
+    from nlgmetrics.learned.comet import compute_comet
+
+    data = comet.data(n, 1)
+    rec["pairs"] = len(data["preds"])
+
+    def run(**options: Any) -> tuple[list[float], float]:
+        from nlgmetrics.embed import get_cache
+
+        get_cache().clear()
+        dev.sync()
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scores = compute_comet(data["preds"], data["refs"], sources=data["sources"], model=comet.ck["comet"],
+                                   device=dev.name, batch_size=comet.default_batch, **options)["scores"]
+        dev.sync()
+        return scores, time.perf_counter() - start
+
+    if dev.cuda:
+        run(precision="float32")  # load and warm up
+    base, seconds = run(precision="float32")
+    ours = {"float32": base}
+    rows = rec["rows"] = [{"option": "precision=float32", "seconds": seconds}]
+    for label, options in (("precision=half", {"precision": "half"}), ("dtype=float16", {"dtype": "float16"}),
+                           ("dtype=bfloat16", {"dtype": "bfloat16"})):
+        row: dict[str, Any] = {"option": label}
+        rows.append(row)
+        try:
+            if dev.cuda:
+                run(**options)  # load and warm up
+            scores, row["seconds"] = run(**options)
+            ours[label] = scores
+            diff = np.abs(np.subtract(scores, base))
+            row.update(max_abs_diff_vs_float32=float(diff.max()), mean_abs_diff_vs_float32=float(diff.mean()))
+            if not dev.cuda and "dtype" in options:
+                row["note"] = "no CUDA: autocast applies on CUDA only, so this is float32"
+        except Exception as exc:  # noqa: BLE001
+            row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+        free_models()
+    try:
+        import logging
+
+        from comet import load_from_checkpoint
+    except ImportError:
+        rec["reference"] = {"status": "not installed (unbabel-comet)"}
+        return
+    logging.disable(logging.WARNING)
+    samples = [{"src": s, "mt": m, "ref": r} for s, m, r in zip(data["sources"], data["preds"], data["refs"])]
+    model = load_from_checkpoint(str(Path(comet.ck["comet"]) / "checkpoints" / "model.ckpt"))
+    gpus = 1 if dev.cuda else 0
+    theirs = model.predict(samples, batch_size=comet.default_batch, gpus=gpus, progress_bar=False).scores
+    model.eval()
+    model.half()
+    theirs_half = model.predict(samples, batch_size=comet.default_batch, gpus=gpus, progress_bar=False).scores
+    rec["reference"] = {
+        "status": "unbabel-comet: predict() (float32) and comet-score's path (eval(), half(), predict())",
+        "their_half_vs_their_float32_max": max_abs_diff(theirs_half, theirs),
+        "their_half_vs_their_float32_mean": float(np.mean(np.abs(np.subtract(theirs_half, theirs)))),
+        "ours_float32_vs_their_float32_max": max_abs_diff(base, theirs)}
+    if "precision=half" in ours:
+        rec["reference"]["ours_half_vs_their_half_max"] = max_abs_diff(ours["precision=half"], theirs_half)
+        rec["reference"]["ours_half_vs_their_half_mean"] = float(np.mean(np.abs(np.subtract(ours["precision=half"],
+                                                                                           theirs_half))))
+
+
+def section_sharded(rec: dict, ck: Any, dev: Device, n: int, tiny: bool) -> None:
+    """BLEURT-20 and MetricX-24 from save_pretrained's sharded forms (issue 45): each checkpoint's weights re-saved
+    as an index and shards (``tests/learned_checkpoints.save_sharded``: huggingface_hub's split, as transformers 5's
+    save_pretrained; shards of 1 GB, tiny: a quarter of the weights), safetensors and ``.bin``; per form: load seconds
+    (the single file's beside it), peak GPU memory of the load, and max |Δ| of the scores to the single file's
+    (expected 0: the same tensors)."""
+    import shutil
+
+    import torch
+
+    from benchmarks.gpu_models import wmt17_pairs
+    from learned_checkpoints import save_sharded
+    from nlgmetrics.learned.bleurt import BleurtScorer
+    from nlgmetrics.learned.locate import find_weights, load_weights
+    from nlgmetrics.learned.metricx import MetricXScorer
+
+    preds, refs = wmt17_pairs(n)
+    for name, scorer_class in (("bleurt20", BleurtScorer), ("metricx", MetricXScorer)):
+        source = Path(ck[name])
+        entry: dict[str, Any] = rec.setdefault(name, {})
+        weights = find_weights(source, name)
+        state = load_weights(weights, name)
+        size = sum(t.numel() * t.element_size() for t in state.values())
+        forms = {"single": source}
+        for fmt in ("safetensors", "bin"):
+            target = source.parent / f"{source.name}-sharded-{fmt}"
+            if not target.is_dir():
+                target.mkdir()
+                for path in source.iterdir():
+                    if path.is_file() and path not in weights.files:
+                        shutil.copy(path, target / path.name)
+                save_sharded(state, target, fmt, max(size // 4, 1) if tiny else "1GB")
+            forms[f"sharded-{fmt}"] = target
+        del state
+        scores: dict[str, list[float]] = {}
+        for form, folder in forms.items():
+            row: dict[str, Any] = entry.setdefault(form, {})
+            try:
+                free_models()
+                dev.reset_peak()
+                start = time.perf_counter()
+                scorer = scorer_class(str(folder), device=dev.name)
+                dev.sync()
+                row.update(load_seconds=time.perf_counter() - start, load_peak_gib=dev.peak_gib(),
+                           files=len(scorer.weights.files))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    scores[form] = (scorer.score(refs, preds) if name == "bleurt20"
+                                    else scorer.score(preds, refs, [""] * len(preds)))
+                if form != "single":
+                    row["max_abs_diff_vs_single"] = max_abs_diff(scores[form], scores["single"])
+                del scorer
+            except Exception as exc:  # noqa: BLE001
+                row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+                row["traceback"] = traceback.format_exc()[-2000:]
+        free_models()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
 # -- main -----------------------------------------------------------------------------------------------------------
 def run_section(report: Report, name: str, need_s: float, fn: Callable[[dict], None], only: set[str] | None,
                 skip: set[str]) -> None:
@@ -930,6 +1087,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for spec in (bleurt, metricx):  # the largest models: half the pairs
         step(f"speed_{spec.name.replace('/', '_')}", 30, lambda rec, s=spec: speed(
             s, s.data(max(args.pairs // 2, 1)), s.name)(rec))
+    # 4. issue 45: COMET's precision options against comet-score's half(), and sharded BLEURT/MetricX loading
+    step("comet_precision", 30, lambda rec: section_comet_precision(rec, comet, dev, args.correct_pairs))
+    step("sharded", 30, lambda rec: section_sharded(rec, ck, dev, args.correct_pairs, args.tiny))
 
     # 5. the engine's tests on this machine's image (none is CUDA-marked: the ones naming CUDA check the error raised
     # without it and skip here), last: they say least about the GPU

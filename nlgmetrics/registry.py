@@ -83,6 +83,9 @@ class MetricSpec:
       (COMET: XCOMET scores from references alone, wmt22-comet-da needs sources, COMET-Kiwi reads no references):
       ``function(options) -> InputNeeds`` reads the checkpoint's configuration (not its weights) and says what it
       needs; ``sources``/``references_optional`` then say what *some* checkpoint takes (see :meth:`input_arguments`).
+    - ``per_example_details``: result keys holding one structured value per example besides its score (XCOMET's
+      ``error_spans``): the frameworks' per-sample metadata carries them
+      (:func:`nlgmetrics.integration.samplewise.details`).
     - ``needs_checkpoint``: the metric scores only with a model the user supplies (COMET, BLEURT: no checkpoint is
       bundled), so ``make demo``, a suite without a metric list and the per-metric test tables, which run every
       metric on bundled data, leave it out (:func:`self_contained_metrics`).
@@ -110,6 +113,7 @@ class MetricSpec:
     references_optional: bool = False
     input_needs: str | None = None
     needs_checkpoint: bool = False
+    per_example_details: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
@@ -310,7 +314,7 @@ SPECS: dict[str, MetricSpec] = {
             # sources and references per checkpoint: XCOMET and unified [mt, src, ref] models score from references
             # alone, estimators need sources and references, COMET-Kiwi / comet-qe need sources only
             sources=SOURCES_OPTIONAL, references_optional=True, input_needs="nlgmetrics.learned.comet:input_needs",
-            needs_checkpoint=True,
+            needs_checkpoint=True, per_example_details=("error_spans",),
         ),
         MetricSpec(
             "llm_judge", "nlgmetrics.judge.core:compute_llm_judge", LEARNED, headline=("llm_judge",),

@@ -21,7 +21,9 @@ then ``lighteval accelerate "model_name=..." "my_mt|0" --custom-tasks my_tasks.p
   corpus. lighteval reports no stderr for them (it would bootstrap by recomputing the corpus metric 1000 times).
 - Learned metrics and the judge (COMET, BLEURT, MetricX, LLM judge) are sample-level metrics computed in one batched
   call per task (``batched_compute=True``): each sample's value is its segment score, the aggregate their mean
-  (unscored samples, e.g. unreadable judge answers, left out), with lighteval's bootstrap stderr.
+  (unscored samples, e.g. unreadable judge answers, left out), with lighteval's bootstrap stderr. A sample's details
+  (XCOMET's ``error_spans``) are written into its ``doc.specific["nlgmetrics_details"][metric]``, which lighteval's
+  details files save with the sample (its metric values must be numbers).
 
 The numbers equal ``nlgmetrics.registry.score`` on the same texts (see :mod:`nlgmetrics.integration.samplewise`).
 Inputs: the prediction is the model's final text; the references are the doc's gold choices (``Doc.get_golds()``:
@@ -48,11 +50,12 @@ from lighteval.metrics.utils.metric_utils import (  # noqa: E402
 from lighteval.tasks.requests import Doc, SamplingMethod  # noqa: E402
 
 from nlgmetrics.integration.samplewise import (
-    SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, score_batch,
+    SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, score_batch_details,
 )
 from nlgmetrics.registry import get_spec
 
 QUERY = "query"
+DETAILS = "nlgmetrics_details"  # the key of Doc.specific holding each metric's per-sample details
 
 
 def _sample(doc: Doc, model_response: Any, metric: str, source_field: str | None) -> SampleText:
@@ -110,7 +113,12 @@ class SegmentScores(SampleLevelComputation):
     def compute(self, responses: list, docs: list[Doc], **kwargs: Any) -> list[float | None]:
         samples = [_sample(doc, response, self.metric, self.source_field) for doc, response in zip(docs, responses)]
         (name,) = get_spec(self.metric).headline
-        return [values.get(name) for values in score_batch(self.metric, self.options, samples)]
+        values, extra = score_batch_details(self.metric, self.options, samples)
+        for doc, found in zip(docs, extra):
+            if found:  # the sample's details (XCOMET's error spans) go where lighteval saves them with the sample
+                doc.specific = {**(doc.specific or {}), DETAILS: {**(doc.specific or {}).get(DETAILS, {}),
+                                                                  self.metric: found}}
+        return [v.get(name) for v in values]
 
 
 def average_of_scored(values: list[float | None]) -> float:

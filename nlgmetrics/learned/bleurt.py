@@ -40,8 +40,8 @@ import torch
 from nlgmetrics import __version__
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
 from nlgmetrics.options import checked_options
-from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, load_weights,
-                                      resolve_checkpoint, weight_shapes, weights_file)
+from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, find_weights, load_weights,
+                                      resolve_checkpoint, weight_shapes, weights_digest, weights_file)
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
 #: HF evaluate's ``bleurt`` config names -> the PyTorch ports bleurt-pytorch reads. HF's "default" is bleurt-base-128.
@@ -165,8 +165,9 @@ def bleurt_layout(folder: Path) -> str | None:
     if not any((folder / name).exists() for name in ("spm.model", "vocab.txt", "tokenizer.json")):
         return ("has no tokenizer (spm.model for BLEURT-20 and its distillations, vocab.txt or tokenizer.json for the "
                 "BERT-based checkpoints)")
-    if not any((folder / name).exists() for name in ("model.safetensors", "pytorch_model.bin")):
-        return "has no weights (model.safetensors or pytorch_model.bin)"
+    if weights_file(folder) is None:
+        return ("has no weights (model.safetensors or pytorch_model.bin, or their shards with "
+                "model.safetensors.index.json / pytorch_model.bin.index.json)")
     return None
 
 
@@ -324,11 +325,12 @@ class BleurtScorer:
         file's (its one buffer, ``bleurt.embeddings.position_ids``, is accepted when it holds positions 0..P-1)."""
         encoder, pooler, head, expected = build_on_meta(self.config, self.folder / "config.json")
         positions = encoder.config.max_position_embeddings
-        path = weights_file(self.folder)  # bleurt_layout checked there is one
-        found = weight_shapes(path, "bleurt")
+        self.weights = weights = find_weights(self.folder, "bleurt")  # bleurt_layout checked there are some
+        path = weights.path
+        found = weight_shapes(weights, "bleurt")
         has_positions = found.pop(_POSITION_IDS, None) is not None
         check_weights_match(expected, found, path, "bleurt")
-        state = load_weights(path, "bleurt")
+        state = load_weights(weights, "bleurt")
         if has_positions and not torch.equal(state[_POSITION_IDS].reshape(-1), torch.arange(positions)):
             raise CheckpointError(f"bleurt: {_POSITION_IDS} in {path} is not the positions 0..{positions - 1} that "
                                   "bleurt-pytorch saves: pass a checkpoint saved by BleurtForSequenceClassification.")
@@ -460,7 +462,8 @@ def compute_bleurt(
 
 
 def signature(scorer: BleurtScorer, max_length: int | None, multi_ref: str) -> str:
-    """How the scores were computed, e.g. ``ckpt:BLEURT-20|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0``."""
+    """How the scores were computed, e.g. ``ckpt:BLEURT-20|weights:3f2a9c01b7de|max_len:512|multi_ref:max|
+    version:nlgmetrics-0.1.0`` (``weights``: :func:`nlgmetrics.learned.locate.weights_digest`)."""
     name = Path(scorer.name).name if Path(scorer.name).expanduser().exists() else scorer.name
-    return (f"ckpt:{name}|max_len:{max_length or scorer.max_length}|multi_ref:{multi_ref}|"
-            f"version:nlgmetrics-{__version__}")
+    return (f"ckpt:{name}|weights:{weights_digest(scorer.weights)}|max_len:{max_length or scorer.max_length}|"
+            f"multi_ref:{multi_ref}|version:nlgmetrics-{__version__}")

@@ -5,6 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 STAMP  := $(VENV)/.nlgmetrics-installed
+BYTECODE := $(VENV)/.nlgmetrics-bytecode
 # No .pyc at install time (compiling the ~22k installed files took ~100 s of a ~3 min install): Python writes them for
 # the modules it imports, on first import, into one folder inside the venv (so none land in the checkout). Also where
 # the environment sets PYTHONDONTWRITEBYTECODE: there nothing would ever write them, and every interpreter the tests
@@ -23,7 +24,7 @@ export TOKENIZERS_PARALLELISM=false
 
 .PHONY: install demo test bench bench-quick bench-memory validity clean
 
-install: $(STAMP)
+install: $(STAMP) $(BYTECODE)
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,14 +43,24 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m nlgmetrics.resources prepare
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The same bytecode folder outside make (after `source .venv/bin/activate`, or .venv/bin/python): a .pth file in the
+# venv sets sys.pycache_prefix to it unless PYTHONPYCACHEPREFIX names another, so Python reads it also where
+# PYTHONDONTWRITEBYTECODE is set (common in containers: nothing is ever written beside the sources there, and
+# `import evaluate` recompiled everything on every start); then the modules nearly every run imports are compiled
+# into it once.
+$(BYTECODE): $(STAMP) Makefile
+	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], '00-nlgmetrics-pycache.pth').write_text('import sys; sys.pycache_prefix = sys.pycache_prefix or %r\n' % '$(abspath $(VENV))/pycache')"
+	$(PY) -c "import evaluate, nlgmetrics.cli, nlgmetrics.registry, nlgmetrics.lexical.bleu, nlgmetrics.lexical.rouge"
+	touch $(BYTECODE)
+
+demo: $(STAMP) $(BYTECODE)
 	$(PY) -m nlgmetrics.demo
 
 # one pytest worker per core, at most TEST_WORKERS (each worker holds its own torch and models); a file's tests stay
 # on one worker, so its module fixtures (oracle runs, checkpoints, a Ray cluster) are built once; files go out in
 # collection order (tests/conftest.py: slow files first), not reordered by test count. TEST_WORKERS=1: serial.
 TEST_WORKERS ?= 4
-test: $(STAMP)
+test: $(STAMP) $(BYTECODE)
 	$(PY) -m pytest $(if $(filter 1,$(TEST_WORKERS)),,-n auto --maxprocesses $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder) tests
 
 bench: $(STAMP)

@@ -6,6 +6,15 @@ mt-metrics-eval's ``CompareMetrics`` computes its significance matrix; each pair
 ``np.random.seed(12345)`` on the mt-metrics-eval side, so both give the same p-values (compared). Our 95% bootstrap
 intervals of the 10 metrics (1,000 resamples) are timed too (mt-metrics-eval has none).
 
+The new statistics, the same way (seeded systems x items matrices: 12 systems x 250 items = 3,000 cells):
+
+- ``spa``: the significance clusters of 4 metrics (6 pairs x 1,000 draws) beside mt-metrics-eval's
+  ``PermutationSigDiff`` with its ``PairwiseConfidenceError`` (as ``CompareMetricsWithPairwiseConfidenceError``);
+  both give the same p-values (compared for equality);
+- ``pdp`` (by item): the values of 10 metrics beside ``Correlation.Pearson(pdp=True)``, and the permutation test of
+  3 metric pairs (200 draws) beside ``PermutationSigDiff`` with its PDP as the statistic (mt-metrics-eval has no PDP
+  test of its own; see benchmarks/mtme_oracle_spa.py).
+
 mt-metrics-eval is imported from a local checkout (see benchmarks/mtme_oracle.py; never ``pip install
 mt-metrics-eval``, an unrelated package):
 
@@ -51,6 +60,84 @@ def mtme_clusters(stats, assign_ranks, human, metrics, k):
     return order, sig, assign_ranks(sig, 0.05)
 
 
+def matrix_workload(n_metrics: int, n_sys: int = 12, n_items: int = 250) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """MQM-like human scores (0.1-point steps) and metrics of ten noise sizes on a systems x items matrix."""
+    rng = np.random.default_rng(SEED)
+    quality = rng.normal(0, 0.5, (n_sys, 1)) + rng.normal(0, 1, (1, n_items))
+    human = np.round(-np.abs(quality + rng.normal(0, 1, (n_sys, n_items))), 1)
+    metrics = {f"m{k}": quality + (0.8 + 0.05 * k) * rng.normal(size=(n_sys, n_items)) for k in range(n_metrics)}
+    return human, metrics
+
+
+def _mtme_corr(stats, human: np.ndarray, metric: np.ndarray):
+    return stats.Correlation(len(human), list(human.ravel()), list(metric.ravel()))
+
+
+def new_statistics(stats, assign_ranks, quick: bool) -> dict:
+    """spa clusters and pdp values/tests, ours beside mt-metrics-eval's (same seeds, compared)."""
+    import functools
+
+    n_spa, k_spa = (3, 200) if quick else (4, 1000)
+    human, metrics = matrix_workload(10)
+    out = {}
+    spa_metrics = dict(list(metrics.items())[:n_spa])
+    start = time.perf_counter()
+    names, results, ours, ranks = A.significance_clusters(human, spa_metrics, "spa", k=k_spa, seed=SEED)
+    ours_s = time.perf_counter() - start
+    start = time.perf_counter()
+    corrs = {m: _mtme_corr(stats, human, v) for m, v in spa_metrics.items()}
+    wrapper = functools.partial(stats.PairwiseConfidenceError, num_sys=len(human), filter_nones=False)
+    values = {m: wrapper(c.gold_scores, c.metric_scores)[0] for m, c in corrs.items()}
+    order = sorted(values, key=lambda m: (-values[m], m))
+    theirs = np.zeros((len(order), len(order)))
+    for i in range(len(order)):
+        for j in range(i + 1, len(order)):
+            np.random.seed(SEED)
+            theirs[i, j] = stats.PermutationSigDiff(corrs[order[j]], corrs[order[i]], wrapper, "none", k_spa)[0]
+    mtme_s = time.perf_counter() - start
+    out["spa_clusters"] = {
+        "work": f"{n_spa} metrics, {human.shape[0]} systems x {human.shape[1]} items, "
+                f"{n_spa * (n_spa - 1) // 2} pairs x {k_spa} draws", "ours_s": round(ours_s, 3),
+        "mt_metrics_eval_s": round(mtme_s, 3), "speedup": round(mtme_s / ours_s, 1), "same_order": names == order,
+        "same_values": [r.value for r in results] == [values[m] for m in order],
+        "same_pvalues": bool(np.array_equal(ours, theirs)),
+        "same_ranks": ranks == [int(r) for r in assign_ranks(theirs, 0.05)]}
+
+    start = time.perf_counter()
+    ours_values = {m: A.correlation(human, v, "pdp", "item").value for m, v in metrics.items()}
+    ours_s = time.perf_counter() - start
+    start = time.perf_counter()
+    their_values = {m: _mtme_corr(stats, human, v).Pearson("item", pdp=True)[0] for m, v in metrics.items()}
+    mtme_s = time.perf_counter() - start
+    out["pdp_values"] = {
+        "work": f"{len(metrics)} metrics, {human.shape[0]} systems x {human.shape[1]} items, by item",
+        "ours_s": round(ours_s, 4), "mt_metrics_eval_s": round(mtme_s, 3), "speedup": round(mtme_s / ours_s, 1),
+        "max_abs_diff": max(abs(ours_values[m] - their_values[m]) for m in metrics)}
+
+    pairs, k_pdp = [("m0", "m1"), ("m1", "m2"), ("m0", "m2")][: 1 if quick else 3], 100 if quick else 200
+    start = time.perf_counter()
+    ours_p = [A.permutation_test(human, metrics[a], metrics[b], "pdp", "item", k=k_pdp, seed=SEED)[0]
+              for a, b in pairs]
+    ours_s = time.perf_counter() - start
+    start = time.perf_counter()
+    their_p = []
+    for a, b in pairs:
+        c1, c2 = _mtme_corr(stats, human, metrics[a]), _mtme_corr(stats, human, metrics[b])
+
+        def pdp(gold, metric, corr=c1):
+            return stats.AverageCorrelation(scipy.stats.pearsonr, corr.num_sys, "item", pdp=True)(
+                corr.gold_scores, list(metric))[:1]
+
+        np.random.seed(SEED)
+        their_p.append(stats.PermutationSigDiff(c1, c2, pdp, "none", k_pdp)[0])
+    mtme_s = time.perf_counter() - start
+    out["pdp_permutation"] = {
+        "work": f"{len(pairs)} metric pairs x {k_pdp} draws, by item", "ours_s": round(ours_s, 3),
+        "mt_metrics_eval_s": round(mtme_s, 3), "speedup": round(mtme_s / ours_s, 1),
+        "max_abs_p_diff": float(np.abs(np.array(ours_p) - np.array(their_p)).max())}
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mtme", type=Path, required=True, help="a local checkout of google-research/mt-metrics-eval")
@@ -79,8 +166,13 @@ def main() -> int:
         "same_order": names == order, "same_ranks": ranks == [int(r) for r in their_ranks],
         "max_abs_p_diff": float(np.abs(ours - theirs).max()),
         "bootstrap_1000_resamples_all_metrics_s": round(bootstrap_s, 3),
+        **new_statistics(stats, assign_ranks, args.quick),
         "command": "python -m benchmarks.bench_agree --mtme CHECKOUT" + (" --quick" if args.quick else ""),
     }
+    parts = [result, *(result[key] for key in ("spa_clusters", "pdp_values", "pdp_permutation"))]
+    result["all_ours_s"] = round(sum(part["ours_s"] for part in parts), 3)
+    result["all_mt_metrics_eval_s"] = round(sum(part["mt_metrics_eval_s"] for part in parts), 3)
+    result["all_speedup"] = round(result["all_mt_metrics_eval_s"] / result["all_ours_s"], 1)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"agree{'-quick' if args.quick else ''}.json").write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))

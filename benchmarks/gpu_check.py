@@ -20,7 +20,11 @@ time limit still leaves what it measured) and ``DIR/gpu_check.md`` (short tables
    (``torch.cuda.set_per_process_memory_fraction``) of the weights plus 768 MiB, BERTScore on long texts at batch
    512: the engine halves the batch on out-of-memory (:mod:`nlgmetrics.embed.oom`); the section records the
    halving warnings, the batch it finished at, and ``batch_halved_and_finished`` (the check: true).
-5. ``pytest`` (last: it says least about the GPU): tests/test_embed*.py and the CLI tests naming CUDA, run by pytest
+5. ``comet_precision`` and ``sharded`` (issue 45): COMET's ``precision="half"`` (comet-score's ``model.half()``)
+   and autocast dtypes against float32, and against unbabel-comet's own paths where it imports; BLEURT-20 and
+   MetricX-24 loaded from save_pretrained's sharded forms (safetensors and ``.bin``): load time and memory, scores
+   equal to the single file's.
+6. ``pytest`` (last: it says least about the GPU): tests/test_embed*.py and the CLI tests naming CUDA, run by pytest
    in a subprocess on this machine's image. The suite has no CUDA-marked tests; the ones naming CUDA check the error
    raised *without* CUDA and skip on a GPU machine.
 
@@ -30,6 +34,10 @@ published shapes (:mod:`benchmarks.gpu_models`); random weights run exactly as f
 agreement is a property of the kernels. MoverScore needs POT: ``benchmarks/gpu_prepare.sh`` (run beforehand, where
 pip works) puts it (unpacked for the image's Python), and the bundled MiniLM in float16, into ``.gpu_carry/``; see benchmarks/results/README.md
 "GPU run (issue #37)" for the device command.
+
+After ``oom`` comes ``mbr`` (issue 46, :func:`section_mbr`): exact COMET-MBR on the device against CPU float32, its
+speed in float32 and bfloat16, N = 1,024 candidates for one source, unbabel-comet's comet-mbr code path where
+installed.
 """
 
 from __future__ import annotations
@@ -151,6 +159,25 @@ def markdown(data: dict) -> str:
             if sec.get("error") or sec.get("skipped"):
                 lines.append(f"| {name[6:]} | | | | | | | | | {str(sec.get('error') or sec.get('skipped'))[:100]} |")
         lines.append("")
+    precision = data["sections"].get("comet_precision")
+    if precision and precision.get("rows"):
+        lines += ["## COMET precision (issue 45)", "", "| option | seconds | max abs diff vs float32 | mean | note |",
+                  "|---|---|---|---|---|"]
+        for row in precision["rows"]:
+            lines.append(f"| {row['option']} | {_fmt(row.get('seconds'))} | "
+                         f"{_fmt(row.get('max_abs_diff_vs_float32'))} | {_fmt(row.get('mean_abs_diff_vs_float32'))} | "
+                         f"{row.get('error') or row.get('note') or ''} |")
+        lines += ["", f"unbabel-comet: {json.dumps(precision.get('reference', {}))}", ""]
+    sharded = data["sections"].get("sharded")
+    if sharded and any(isinstance(v, dict) and "single" in v for v in sharded.values()):
+        lines += ["## Sharded checkpoints (issue 45)", "", "| checkpoint | form | files | load s | load peak GiB | "
+                  "max abs diff vs single | note |", "|---|---|---|---|---|---|---|"]
+        for name, forms in sharded.items():
+            for form, row in (forms.items() if isinstance(forms, dict) else []):
+                lines.append(f"| {name} | {form} | {row.get('files', '')} | {_fmt(row.get('load_seconds'))} | "
+                             f"{_fmt(row.get('load_peak_gib'))} | {_fmt(row.get('max_abs_diff_vs_single'))} | "
+                             f"{str(row.get('error', ''))[:100]} |")
+        lines.append("")
     tests = data["sections"].get("pytest")
     if tests:
         lines += ["## Tests on this machine", ""]
@@ -163,6 +190,12 @@ def markdown(data: dict) -> str:
     if oom:
         lines += ["## Out of memory", ""]
         lines += [f"- {k}: {_fmt(v) if not isinstance(v, dict) else json.dumps(v)}" for k, v in oom.items()
+                  if k != "traceback"]
+        lines.append("")
+    selection = data["sections"].get("mbr")
+    if selection and not (selection.get("error") or selection.get("skipped")):
+        lines += ["## MBR selection (issue 46)", ""]
+        lines += [f"- {k}: {_fmt(v) if not isinstance(v, dict) else json.dumps(v)}" for k, v in selection.items()
                   if k != "traceback"]
         lines.append("")
     others = [k for k, v in data["sections"].items() if (v.get("error") or v.get("skipped"))
@@ -620,6 +653,94 @@ def section_speed(rec: dict, report: Report, spec: Spec, dev: Device, data: dict
         free_models()
 
 
+def section_mbr(rec: dict, ck: Any, dev: Device, tiny: bool) -> None:
+    """MBR selection on the device (issue 46; self-contained): exact COMET-MBR with wmt22-comet-da's shape, the 16
+    WMT17 en-de systems as 16 candidates per source.
+
+    - ``cpu_vs_device``: the same sources selected on CPU float32 and on the device in float32: the same texts, and
+      the max |difference| of the selected expected utilities.
+    - ``speed``: seconds for ``sources`` sources on the device in float32 and bfloat16 (autocast), from an empty
+      embedding cache, and how many selections bfloat16 changes.
+    - ``n1024``: one source with 1,024 candidates (64 segments' outputs pooled): exact COMET-MBR on the device
+      (1,048,576 head evaluations in chunks) and exact chrF-MBR on the CPU: seconds and peak memory.
+    - ``comet_mbr``: unbabel-comet's own ``comet-mbr`` code path (``model.cuda()``, ``model.half()``, its
+      ``build_embeddings`` + ``mbr_decoding``) on the same sources where unbabel-comet is installed: seconds and
+      whether it selects the same texts as our float32 run."""
+    import torch
+
+    from benchmarks.gpu_models import wmt17_systems
+    from nlgmetrics.embed import get_cache
+    from nlgmetrics.mbr import mbr
+
+    n_cpu, n_device = (3, 4) if tiny else (24, 100)
+    sources, _, outputs = wmt17_systems(16, 64 if not tiny else 16)
+    groups = [[o[i] for o in outputs.values()] for i in range(len(sources))]
+    model = ck["comet"]
+    rec.update(device=dev.name, model=Path(model).name, candidates_per_source=16)
+
+    def select(n: int, device: str, dtype: str | None = None, **kw: Any) -> tuple[dict, float]:
+        get_cache().clear()
+        start = time.perf_counter()
+        result = mbr(groups[:n], "comet", sources=sources[:n], model=model, device=device, dtype=dtype, **kw)
+        dev.sync()
+        return result, time.perf_counter() - start
+
+    cpu, cpu_s = select(n_cpu, "cpu")
+    if dev.cuda:  # the CPU copy goes; the device's is loaded once, outside the timings
+        free_models()
+        mbr(groups[:1], "comet", sources=sources[:1], model=model, device=dev.name)
+    ours, _ = select(n_cpu, dev.name)
+    rec["cpu_vs_device"] = {"sources": n_cpu, "cpu_seconds": cpu_s, "same_texts": ours["text"] == cpu["text"],
+                            "max_abs_diff": max_abs_diff(ours["expected_utility"], cpu["expected_utility"])}
+    n_device = min(n_device, len(groups))
+    dev.reset_peak()
+    full, seconds = select(n_device, dev.name)
+    speed = {"sources": n_device, "float32_seconds": seconds, "peak_gib": dev.peak_gib()}
+    if dev.cuda:
+        half, seconds = select(n_device, dev.name, "bfloat16")
+        speed.update(bfloat16_seconds=seconds,
+                     bfloat16_changed=sum(a != b for a, b in zip(half["text"], full["text"])))
+    rec["speed"] = speed
+    pooled = [[o[i] for i in range(64 if not tiny else 2) for o in outputs.values()]]  # 1,024 (tiny: 32)
+    n = len(pooled[0])
+    dev.reset_peak()
+    get_cache().clear()
+    start = time.perf_counter()
+    big = mbr(pooled, "comet", sources=sources[:1], model=model, device=dev.name)
+    dev.sync()
+    rec["n1024"] = {"candidates": n, "comet_seconds": time.perf_counter() - start, "comet_peak_gib": dev.peak_gib(),
+                    "comet_index": big["index"][0]}
+    import tracemalloc
+
+    tracemalloc.start()
+    start = time.perf_counter()
+    mbr(pooled, "chrf")
+    rec["n1024"].update(chrf_seconds=time.perf_counter() - start,
+                        chrf_traced_peak_mib=tracemalloc.get_traced_memory()[1] / 2**20)
+    tracemalloc.stop()
+    try:
+        from comet.cli.mbr import build_embeddings, mbr_decoding
+        from comet.models import load_from_checkpoint
+    except ImportError:
+        rec["comet_mbr"] = {"status": "not installed (unbabel-comet)"}
+        return
+    free_models()
+    anchor = load_from_checkpoint(str(Path(model) / "checkpoints" / "model.ckpt"))
+    anchor.eval()
+    if dev.cuda:
+        anchor.cuda()
+        anchor.half()
+    translations = [t for g in groups[:n_device] for t in g]
+    start = time.perf_counter()
+    src_emb, mt_emb = build_embeddings(sources[:n_device], translations, anchor, 32)
+    matrix = mbr_decoding(src_emb, mt_emb.reshape(n_device, 16, -1), anchor)
+    texts = [groups[i][int(torch.argmax(matrix[i]))] for i in range(n_device)]
+    dev.sync()
+    rec["comet_mbr"] = {"status": "unbabel-comet comet-mbr code path" + (" (cuda, half)" if dev.cuda else " (CPU)"),
+                        "seconds": time.perf_counter() - start,
+                        "same_texts_as_ours_float32": sum(a == b for a, b in zip(texts, full["text"]))}
+
+
 def section_pytest(rec: dict, ck: Any, report: Report, tiny: bool) -> None:
     try:
         import pytest  # noqa: F401
@@ -708,6 +829,140 @@ def section_oom(rec: dict, ck: Any, dev: Device, tiny: bool) -> None:
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
         free_models()
+
+
+def section_comet_precision(rec: dict, comet: CometSpec, dev: Device, n: int) -> None:
+    """COMET's precision options on the device (issue 45), each against float32 (``precision="float32"``:
+    unbabel-comet's Python ``predict()``): ``precision="half"`` (comet-score's ``model.half()``: float16 weights and
+    arithmetic, the padded forward), and ``dtype="float16"``/``"bfloat16"`` (autocast, CUDA only; unbabel-comet has no
+    such path). Per option: seconds, max and mean |Δ| to float32 over the segment scores. Where unbabel-comet imports,
+    its comet-score path on the same checkpoint (``load_from_checkpoint``, ``eval()``, ``half()``, ``predict``) and
+    its float32 ``predict()``: max |Δ| of ours to each."""
+    import numpy as np
+
+    from nlgmetrics.learned.comet import compute_comet
+
+    data = comet.data(n, 1)
+    rec["pairs"] = len(data["preds"])
+
+    def run(**options: Any) -> tuple[list[float], float]:
+        from nlgmetrics.embed import get_cache
+
+        get_cache().clear()
+        dev.sync()
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scores = compute_comet(data["preds"], data["refs"], sources=data["sources"], model=comet.ck["comet"],
+                                   device=dev.name, batch_size=comet.default_batch, **options)["scores"]
+        dev.sync()
+        return scores, time.perf_counter() - start
+
+    if dev.cuda:
+        run(precision="float32")  # load and warm up
+    base, seconds = run(precision="float32")
+    ours = {"float32": base}
+    rows = rec["rows"] = [{"option": "precision=float32", "seconds": seconds}]
+    for label, options in (("precision=half", {"precision": "half"}), ("dtype=float16", {"dtype": "float16"}),
+                           ("dtype=bfloat16", {"dtype": "bfloat16"})):
+        row: dict[str, Any] = {"option": label}
+        rows.append(row)
+        try:
+            if dev.cuda:
+                run(**options)  # load and warm up
+            scores, row["seconds"] = run(**options)
+            ours[label] = scores
+            diff = np.abs(np.subtract(scores, base))
+            row.update(max_abs_diff_vs_float32=float(diff.max()), mean_abs_diff_vs_float32=float(diff.mean()))
+            if not dev.cuda and "dtype" in options:
+                row["note"] = "no CUDA: autocast applies on CUDA only, so this is float32"
+        except Exception as exc:  # noqa: BLE001
+            row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+        free_models()
+    try:
+        import logging
+
+        from comet import load_from_checkpoint
+    except ImportError:
+        rec["reference"] = {"status": "not installed (unbabel-comet)"}
+        return
+    logging.disable(logging.WARNING)
+    samples = [{"src": s, "mt": m, "ref": r} for s, m, r in zip(data["sources"], data["preds"], data["refs"])]
+    model = load_from_checkpoint(str(Path(comet.ck["comet"]) / "checkpoints" / "model.ckpt"))
+    gpus = 1 if dev.cuda else 0
+    theirs = model.predict(samples, batch_size=comet.default_batch, gpus=gpus, progress_bar=False).scores
+    model.eval()
+    model.half()
+    theirs_half = model.predict(samples, batch_size=comet.default_batch, gpus=gpus, progress_bar=False).scores
+    rec["reference"] = {
+        "status": "unbabel-comet: predict() (float32) and comet-score's path (eval(), half(), predict())",
+        "their_half_vs_their_float32_max": max_abs_diff(theirs_half, theirs),
+        "their_half_vs_their_float32_mean": float(np.mean(np.abs(np.subtract(theirs_half, theirs)))),
+        "ours_float32_vs_their_float32_max": max_abs_diff(base, theirs)}
+    if "precision=half" in ours:
+        rec["reference"]["ours_half_vs_their_half_max"] = max_abs_diff(ours["precision=half"], theirs_half)
+        rec["reference"]["ours_half_vs_their_half_mean"] = float(np.mean(np.abs(np.subtract(ours["precision=half"],
+                                                                                           theirs_half))))
+
+
+def section_sharded(rec: dict, ck: Any, dev: Device, n: int, tiny: bool) -> None:
+    """BLEURT-20 and MetricX-24 from save_pretrained's sharded forms (issue 45): each checkpoint's weights re-saved
+    as an index and shards (``tests/learned_checkpoints.save_sharded``: huggingface_hub's split, as transformers 5's
+    save_pretrained; shards of 1 GB, tiny: a quarter of the weights), safetensors and ``.bin``; per form: load seconds
+    (the single file's beside it), peak GPU memory of the load, and max |Δ| of the scores to the single file's
+    (expected 0: the same tensors)."""
+    import shutil
+
+    import torch
+
+    from benchmarks.gpu_models import wmt17_pairs
+    from learned_checkpoints import save_sharded
+    from nlgmetrics.learned.bleurt import BleurtScorer
+    from nlgmetrics.learned.locate import find_weights, load_weights
+    from nlgmetrics.learned.metricx import MetricXScorer
+
+    preds, refs = wmt17_pairs(n)
+    for name, scorer_class in (("bleurt20", BleurtScorer), ("metricx", MetricXScorer)):
+        source = Path(ck[name])
+        entry: dict[str, Any] = rec.setdefault(name, {})
+        weights = find_weights(source, name)
+        state = load_weights(weights, name)
+        size = sum(t.numel() * t.element_size() for t in state.values())
+        forms = {"single": source}
+        for fmt in ("safetensors", "bin"):
+            target = source.parent / f"{source.name}-sharded-{fmt}"
+            if not target.is_dir():
+                target.mkdir()
+                for path in source.iterdir():
+                    if path.is_file() and path not in weights.files:
+                        shutil.copy(path, target / path.name)
+                save_sharded(state, target, fmt, max(size // 4, 1) if tiny else "1GB")
+            forms[f"sharded-{fmt}"] = target
+        del state
+        scores: dict[str, list[float]] = {}
+        for form, folder in forms.items():
+            row: dict[str, Any] = entry.setdefault(form, {})
+            try:
+                free_models()
+                dev.reset_peak()
+                start = time.perf_counter()
+                scorer = scorer_class(str(folder), device=dev.name)
+                dev.sync()
+                row.update(load_seconds=time.perf_counter() - start, load_peak_gib=dev.peak_gib(),
+                           files=len(scorer.weights.files))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    scores[form] = (scorer.score(refs, preds) if name == "bleurt20"
+                                    else scorer.score(preds, refs, [""] * len(preds)))
+                if form != "single":
+                    row["max_abs_diff_vs_single"] = max_abs_diff(scores[form], scores["single"])
+                del scorer
+            except Exception as exc:  # noqa: BLE001
+                row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+                row["traceback"] = traceback.format_exc()[-2000:]
+        free_models()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
 
 # -- main -----------------------------------------------------------------------------------------------------------
@@ -823,6 +1078,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         comet, comet.data(args.pairs, 2 if args.tiny else 16), f"comet/{2 if args.tiny else 16} systems")(rec))
     # 3. out of memory (quick; before the less used metrics' figures)
     step("oom", 20, lambda rec: section_oom(rec, ck, dev, args.tiny))
+    step("mbr", 60, lambda rec: section_mbr(rec, ck, dev, args.tiny))  # MBR selection (issue 46)
     for spec in (movers if have_ot else []):
         step(f"speed_{spec.name.replace('/', '_')}", 30, lambda rec, s=spec: speed(
             s, s.data(args.pairs), s.name)(rec))
@@ -831,6 +1087,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for spec in (bleurt, metricx):  # the largest models: half the pairs
         step(f"speed_{spec.name.replace('/', '_')}", 30, lambda rec, s=spec: speed(
             s, s.data(max(args.pairs // 2, 1)), s.name)(rec))
+    # 4. issue 45: COMET's precision options against comet-score's half(), and sharded BLEURT/MetricX loading
+    step("comet_precision", 30, lambda rec: section_comet_precision(rec, comet, dev, args.correct_pairs))
+    step("sharded", 30, lambda rec: section_sharded(rec, ck, dev, args.correct_pairs, args.tiny))
 
     # 5. the engine's tests on this machine's image (none is CUDA-marked: the ones naming CUDA check the error raised
     # without it and skip here), last: they say least about the GPU

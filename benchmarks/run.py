@@ -21,7 +21,7 @@ from pathlib import Path
 from benchmarks.common import DEFAULT_DATA
 
 BENCHMARKS = ["bleu", "evaluate", "nist", "chrf", "ter", "rouge", "rouge155", "meteor", "bertscore", "moverscore",
-              "compare", "comet", "bleurt", "llm_judge"]
+              "compare", "comet", "bleurt", "llm_judge", "mbr"]
 RESULTS = Path(__file__).resolve().parent / "results"
 
 

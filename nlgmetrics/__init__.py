@@ -8,7 +8,8 @@ framework adapters are thin layers over it. Entry points per metric are declared
 
 from typing import Any
 
-from nlgmetrics._version import __version__  # the one place the version is written
+from nlgmetrics._version import __version__
+
 from nlgmetrics._layout import module_path  # the folder evaluate.load takes (checkout or wheel)
 
 __all__ = ["__version__", "agree", "compare", "module_path"]

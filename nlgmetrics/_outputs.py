@@ -5,7 +5,11 @@ An output path is checked before any work (:func:`output_target`, :func:`figure_
 
 - never a symbolic link (not even a dangling one): no file is written through a link (a folder given as a link to
   an existing folder is that folder: its files are created new, one by one);
-- never an input file of the same call, and never a folder (for a file) or a file (for a folder);
+- never an input file of the same call, never the file another output of the same call writes (``others``: e.g.
+  ``agree --plot p.png --scatter p.png``, where the second figure would replace the first), and never a folder (for a
+  file) or a file (for a folder);
+- a figure needs matplotlib (the ``[plot]`` extra): checked with the path, so a missing extra fails before the work,
+  not after it (:func:`figure_target`);
 - its folder must exist (a typo in a folder name fails at once, not after an hour of scoring), except where
   nlgmetrics itself chose the path (``make_parents=True``: its own cache and baseline folders);
 - an existing file is replaced only when the caller says it may be (``replaceable``: e.g. an image of the figure's
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +45,12 @@ IMAGE_SIGNATURES: dict[str, Callable[[bytes], bool]] = {
 def output_target(
     path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (),
     replaceable: Callable[[Path], bool] | None = None, what: str = "output file", make_parents: bool = False,
-    refusal: str = "",
+    refusal: str = "", others: Mapping[str, str | os.PathLike] | None = None,
 ) -> Path:
     """The file to write for ``path``, checked by the module's rule; an :class:`OutputError` naming the problem.
 
-    ``inputs``: files the call reads. ``replaceable(path)``: whether an existing file may be replaced (default: no);
+    ``inputs``: files the call reads. ``others``: the call's other outputs, ``{name: path}`` (``name`` says which in
+    the error, e.g. ``--plot``). ``replaceable(path)``: whether an existing file may be replaced (default: no);
     ``refusal``: what the error says then (default: it exists). ``what`` names the output in messages."""
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise OutputError(f"the {what} must be a file name, got {path!r:.60}.")
@@ -57,6 +62,7 @@ def output_target(
     for name in inputs:
         if name is not None and str(name) != "-" and _same_file(target, Path(name)):
             raise OutputError(f"{target} is an input file of this command; choose another path for the {what}.")
+    _check_others(target, others, what)
     _check_folder(target.parent, make_parents)
     if target.exists() and not (replaceable is not None and replaceable(target)):
         raise OutputError(refusal or f"{target} exists; nlgmetrics does not replace it: choose another path "
@@ -65,7 +71,7 @@ def output_target(
 
 
 def output_folder(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (), what: str = "output folder",
-                  make_parents: bool = False) -> Path:
+                  make_parents: bool = False, others: Mapping[str, str | os.PathLike] | None = None) -> Path:
     """A folder to create or write into: never a file or a dangling link, never an input, its parent existing. A link
     to an existing folder is that folder (the files written in it are still checked one by one)."""
     if not isinstance(path, (str, os.PathLike)) or not str(path):
@@ -79,15 +85,21 @@ def output_folder(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike
     for name in inputs:
         if name is not None and str(name) != "-" and _same_file(target, Path(name)):
             raise OutputError(f"{target} is an input of this command; choose another {what}.")
+    _check_others(target, others, what)
     _check_folder(target.parent, make_parents)
     return target
 
 
 def figure_target(
-    path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (), formats: Iterable[str] = tuple(IMAGE_SIGNATURES)
+    path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (), formats: Iterable[str] = tuple(IMAGE_SIGNATURES),
+    others: Mapping[str, str | os.PathLike] | None = None,
 ) -> tuple[Path, str]:
     """``(path to write, format)`` for a figure asked for at ``path`` (:func:`output_target`'s rule; an existing file
-    is replaced only if it is an image of the figure's format). ``formats``: accepted suffixes (lower case)."""
+    is replaced only if it is an image of the figure's format). ``formats``: accepted suffixes (lower case). A
+    :class:`~nlgmetrics.errors.MissingExtraError` when matplotlib (the ``[plot]`` extra) is not installed."""
+    from nlgmetrics.extras import require_extra
+
+    require_extra("plot", f"the figure {path}")
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise OutputError(f"the figure path must be a file name such as 'figure.png', got {path!r:.60}.")
     formats = tuple(formats)
@@ -112,7 +124,7 @@ def figure_target(
             return False
 
     target = output_target(
-        target, inputs=inputs, replaceable=own_image, what="figure",
+        target, inputs=inputs, replaceable=own_image, what="figure", others=others,
         refusal=f"{target} exists and is not a {suffix.upper()} image; a figure replaces only an image of its own "
                 "format: choose another path.",
     )
@@ -152,6 +164,14 @@ def save_figure(figure: Any, path: str | os.PathLike, *, inputs: Iterable[str | 
     written. A failure to write is an :class:`OutputError` naming the path."""
     target, fmt = figure_target(path, inputs=inputs, formats=formats)
     return write_atomic(target, lambda temporary: figure.savefig(temporary, format=fmt, **savefig), what="figure")
+
+
+def _check_others(target: Path, others: Mapping[str, str | os.PathLike] | None, what: str) -> None:
+    """The ``others`` outputs of the same call never name ``target``: the second write would replace the first."""
+    for name, other in (others or {}).items():
+        if other is not None and (_same_file(target, Path(other)) or target.absolute() == Path(other).absolute()):
+            raise OutputError(f"{target} is also the {name} of this command; one command writes each file once: "
+                              f"choose another path for the {what}.")
 
 
 def _check_folder(folder: Path, make_parents: bool) -> None:

@@ -16,7 +16,12 @@ Rule: a credential never leaves the process except to the server it is meant for
 - options that an adapter ships to another process or writes into a file (lm-eval's results file and logged samples,
   Ray's task specs and object store, spilled to disk under memory pressure) must not carry a credential at all
   (:func:`check_shipped_options`): the user names an environment variable instead (``api_key_env: NAME``), read
-  where the metric runs (:func:`key_from_environment`), or sets ``$OPENAI_API_KEY`` there.
+  where the metric runs (:func:`key_from_environment`), or sets ``$OPENAI_API_KEY`` there;
+- a value the user gives that a command writes into a file (a Space's ``requirements.txt`` from ``hub build
+  --requirement``, which ``hub publish`` uploads) must not carry one either (:func:`refuse_credentials`, the rule
+  both build on): the error names the option, never the value;
+- every error of the project is redacted when it is made (:class:`nlgmetrics.errors.NlgmetricsError`), every line the
+  command line prints, and the traceback ``NLGMETRICS_TRACEBACK=1`` adds (:mod:`nlgmetrics.cli._main`).
 """
 
 from __future__ import annotations
@@ -24,81 +29,26 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import threading
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from nlgmetrics._redact import MASK, redact, redact_url, remember, remember_url  # noqa: F401  (re-exported)
 from nlgmetrics.errors import OptionError
 
-MASK = "***"
 
 #: options that carry a credential, by kind: ``"secret"`` (the value is a credential) or ``"url"`` (a URL that may hold
 #: userinfo or a key in its query string). The policy test (tests/test_secrets_policy.py) walks every entry point's
 #: options and fails for an option that looks like a credential but is not listed here.
 CREDENTIAL_OPTIONS: dict[str, str] = {"api_key": "secret", "base_url": "url"}
+# (the text redaction itself, redact/remember/redact_url, lives in nlgmetrics._redact, which imports nothing of
+# nlgmetrics, so that the error classes can apply it; it is re-exported here, the rule's home)
 
 #: the option that names the environment variable holding the key, for options that travel (see
 #: :func:`check_shipped_options`); the credential option it fills
 KEY_ENV_OPTION, KEY_OPTION = "api_key_env", "api_key"
 
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
-_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|api[-_]key)(['\"]?\s*[:=]\s*)(['\"]?)"
-                     r"((?:(?:bearer|basic|token)\s+)?[^\s'\",}&]{4,})")
-_TOKEN = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}")
-_KNOWN: set[str] = set()
-_KNOWN_LOCK = threading.Lock()
 _SALT = b"nlgmetrics-secret-digest-v1"
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def remember(value: str | None) -> None:
-    """Scrub ``value`` (a credential of this process, at least 4 characters) from every later :func:`redact`."""
-    if isinstance(value, str) and len(value) >= 4 and value != MASK:
-        with _KNOWN_LOCK:
-            _KNOWN.add(value)
-
-
-def remember_url(url: str | None) -> None:
-    """:func:`remember` the userinfo and the query values of ``url``."""
-    if not isinstance(url, str):
-        return
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return
-    for value in (parts.username, parts.password, *(v for _, v in parse_qsl(parts.query, keep_blank_values=True))):
-        remember(value)
-
-
-def redact_url(url: str) -> str:
-    """``url`` without its credentials: userinfo -> ``***@``, every query value -> ``***`` (names kept)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return MASK
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = MASK + "@" + netloc.rsplit("@", 1)[1]
-    query = parts.query
-    if query:
-        query = "&".join((pair.split("=", 1)[0] + "=" + MASK) if "=" in pair else MASK
-                         for pair in query.split("&"))
-    fragment = MASK if parts.fragment else ""
-    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
-
-
-def redact(text: Any) -> str:
-    """``str(text)`` with every URL's credentials, header/token credential and remembered credential masked."""
-    text = str(text)
-    with _KNOWN_LOCK:
-        known = sorted(_KNOWN, key=len, reverse=True)
-    for value in known:
-        if value in text:
-            text = text.replace(value, MASK)
-    text = _URL.sub(lambda m: redact_url(m.group()), text)
-    text = _HEADER.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + MASK, text)
-    return _TOKEN.sub(lambda m: m.group(1) + " " + MASK, text)
 
 
 def redact_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -142,6 +92,16 @@ def digest(value: str) -> str:
     return hashlib.sha256(_SALT + value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def refuse_credentials(owner: str, values: Mapping[str, Any], *, carrier: str, fix: str,
+                       what: str = "option(s)") -> None:
+    """An :class:`OptionError` when one of ``values`` (option name -> value) carries a credential
+    (:func:`holds_credential`) and is about to leave the process or land in a file (``carrier`` says where): the error
+    names the ``what`` (option or options), never a value, and ``fix``."""
+    secret = sorted(key for key, value in values.items() if holds_credential(key, value))
+    if secret:
+        raise OptionError(f"{owner}: the {what} {', '.join(secret)} carry a credential, and {carrier}. {fix}")
+
+
 def check_shipped_options(owner: str, options: Mapping[str, Any], *, takes_key: bool, carrier: str,
                           reader: str) -> None:
     """Refuse options that are about to travel to another process or into a file (``carrier`` says where, e.g.
@@ -149,13 +109,11 @@ def check_shipped_options(owner: str, options: Mapping[str, Any], *, takes_key: 
     (:func:`holds_credential`): the error names the option(s), never a value, and the fix: ``$OPENAI_API_KEY`` or
     ``api_key_env`` naming a variable set in ``reader`` (the process that runs the metric, e.g. "each Ray worker").
     ``api_key_env`` itself must be a variable name, and only for an ``owner`` that ``takes_key``."""
-    secret = sorted(key for key, value in options.items() if holds_credential(key, value))
-    if secret:
-        raise OptionError(
-            f"{owner}: the metric option(s) {', '.join(secret)} carry a credential, and {carrier}. Remove it and set "
-            f"$OPENAI_API_KEY (and a base_url without credentials), or give the option {KEY_ENV_OPTION}=NAME "
-            f"('{KEY_ENV_OPTION}: NAME' in YAML) to read the key from the environment variable NAME in {reader}."
-        )
+    refuse_credentials(
+        owner, options, carrier=carrier, what="metric option(s)",
+        fix=f"Remove it and set $OPENAI_API_KEY (and a base_url without credentials), or give the option "
+            f"{KEY_ENV_OPTION}=NAME ('{KEY_ENV_OPTION}: NAME' in YAML) to read the key from the environment variable "
+            f"NAME in {reader}.")
     if KEY_ENV_OPTION in options:
         variable = options[KEY_ENV_OPTION]
         if not takes_key:

@@ -508,14 +508,11 @@ def plot(rows: Sequence[Mapping[str, Any]], path: str | Any) -> Any:
 
     if not rows:
         raise ValueError("plot: no rows to draw; pass the list compare() returned.")
-    figure_target(path)  # checked before any work
-    try:
-        import matplotlib
+    figure_target(path)  # checked before any work, matplotlib (the [plot] extra) included
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("plotting needs matplotlib: pip install 'nlgmetrics[plot]'.") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     metrics = list(dict.fromkeys(row["metric"] for row in rows))
     systems = list(dict.fromkeys(row["system"] for row in rows))
     columns = min(3, len(metrics))

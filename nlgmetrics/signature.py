@@ -20,7 +20,6 @@ the one redaction of :mod:`nlgmetrics._secrets`, so no credential ever lands in 
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -36,9 +35,21 @@ WEIGHT_SUFFIXES = (".safetensors", ".bin", ".ckpt", ".pt", ".pth", ".msgpack", "
 Part = tuple[str, Any]
 
 
+class Nested(str):
+    """A value that is itself a signature (an MBR utility's, a reranking metric's): written whole, in braces."""
+
+
+def nested(name: str, signature: str | None) -> Nested:
+    """``NAME{signature}``: the signature of a metric another computation uses, kept whole inside its own."""
+    return Nested(f"{name}{{{signature or 'none'}}}")
+
+
 def value(item: Any) -> str:
     """One value as a signature writes it: True/False -> ``yes``/``no``, None -> ``none``, a float with ``%g``, a
-    sequence joined by ``,``, a callable by its ``__name__``; ``|`` (the separator) becomes ``/``."""
+    sequence joined by ``,``, a callable by its ``__name__``; ``|`` (the separator) becomes ``/`` except inside a
+    :func:`nested` signature."""
+    if isinstance(item, Nested):
+        return str(item)
     if isinstance(item, bool):
         text = "yes" if item else "no"
     elif item is None:
@@ -92,21 +103,20 @@ def weight_files(folder: str | os.PathLike) -> list[Path]:
                   key=lambda path: path.relative_to(root).as_posix())
 
 
-def weights_digest(files: str | os.PathLike | Sequence[str | os.PathLike]) -> str:
-    """First 12 hex digits of SHA-256 over the content digests of the weight files (a folder: its
-    :func:`weight_files`), in order. Names do not enter it: the same weights in another folder (or renamed) have the
-    same digest, other weights under the same name another. Each file's digest is read once per file version (path,
-    size, mtime, inode), kept across processes for large files (the judge's file-digest store)."""
-    from nlgmetrics.judge.backends import file_digest
+def weights_digest(weights: Any) -> str:
+    """The content digest of a model's weights (:func:`nlgmetrics.learned.locate.weights_digest`, the one rule:
+    SHA-256 over each weight file's name and bytes, 12 hex digits; file digests remembered by path, size, mtime and
+    inode): ``weights`` is a checkpoint's ``Weights``, a weight file, files, or a folder (its :func:`weight_files`:
+    an encoder's snapshot, COMET's ``checkpoints/``). The folder's own name does not enter it: two checkpoints in
+    folders of one name differ, one checkpoint in two folders does not. ``none`` when there is no weight file."""
+    from nlgmetrics.learned.locate import Weights
+    from nlgmetrics.learned.locate import weights_digest as digest
 
-    paths = [Path(files)] if isinstance(files, (str, os.PathLike)) else [Path(f) for f in files]
+    if isinstance(weights, Weights):
+        return digest(weights)
+    paths = [Path(weights)] if isinstance(weights, (str, os.PathLike)) else [Path(f) for f in weights]
     found = [f for path in paths for f in (weight_files(path) if path.is_dir() else [path] if path.is_file() else [])]
-    if not found:
-        return "none"
-    digest = hashlib.sha256()
-    for path in found:
-        digest.update(file_digest(path, persist=path.stat().st_size > 1 << 20).encode() + b"\n")
-    return digest.hexdigest()[:12]
+    return digest(found) if found else "none"
 
 
 def model_folder(name_or_path: str | os.PathLike) -> str:
@@ -122,8 +132,7 @@ def model_folder(name_or_path: str | os.PathLike) -> str:
         return str(name_or_path)
 
 
-def model_parts(name: str, weights: str | os.PathLike | Sequence[str | os.PathLike], dtype: Any = None,
-                *, key: str = "model") -> list[Part]:
+def model_parts(name: str, weights: Any, dtype: Any = None, *, key: str = "model") -> list[Part]:
     """``model:NAME|weights:DIGEST|dtype:...|torch:...|transformers:...`` for a model metric: its name as given (a
     folder: its last part, never the full path), the weights' content digest (:func:`weights_digest`), the
     precision it computes in (None: float32) and the libraries that compute it."""

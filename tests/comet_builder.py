@@ -169,6 +169,23 @@ for model_spec in job["models"]:
         for part in model_spec.get("metadata", []):  # e.g. XCOMET's mqm_scores, where predict gives them
             if part in pred.metadata.keys():
                 scores[f"__{part}__{variant}{name}"] = pred.metadata[part]
+    for run in model_spec.get("runs", []):
+        # further passes over named sample sets: XCOMET's decoding_threshold, enable_context (comet-score
+        # --enable-context), model.half() (comet-score's precision; last, it stays)
+        model.decoding_threshold = run.get("threshold")
+        model.use_context = False
+        if run.get("context"):
+            model.enable_context()
+        if run.get("half"):
+            model.eval()
+            model.half()
+        for name in run["samples"]:
+            samples = [{k: v for k, v in s.items() if k in run.get("keys", ["src", "mt", "ref"])}
+                       for s in {**job.get("samples", {}), **job.get("extra_samples", {})}[name]]
+            pred = model.predict(samples, batch_size=job.get("batch_size", 8), gpus=0, progress_bar=False)
+            scores[run["prefix"] + name] = [float(x) for x in pred.scores]
+            if "metadata" in pred and "error_spans" in pred.metadata:
+                scores[f"__error_spans__{run['prefix']}{name}"] = pred.metadata.error_spans
     for x, y in job.get("t_tests", []) if scores else []:
         # comet-compare's paired t-test: its segment scores as a float32 matrix, scipy's ttest_rel(x, y)
         import numpy as np
@@ -199,6 +216,8 @@ for model_spec in job["models"]:
         scores[f"__cpu_seconds_{label}__"] = time.process_time() - cpu
         scores[f"__load_seconds_{label}__"] = loaded
         scores[f"__scores_{label}__"] = system_scores
+    if model_spec.get("exec"):  # a test's own oracle code on this loaded model (tests/test_mbr.py: comet-mbr's code)
+        exec(model_spec["exec"], {"model": model, "scores": scores, "job": job, "spec": model_spec})
     out[folder] = scores
 for spec in job.get("shapes", []):
     # a published configuration built by unbabel-comet's own class on the meta device (no memory): its weights'
@@ -219,8 +238,10 @@ def oracle_scores(job: dict, workdir: Path, timeout: int = 900, env: dict[str, s
     """Run :data:`ORACLE_SCRIPT` on ``job`` (``models``: [{folder, hparams, seed, keys}], ``samples``: {name: [{src,
     mt, ref}]}) in the oracle venv (``env``: extra environment, e.g. ``HF_HUB_CACHE``); ``{folder: {sample name:
     scores}}``. A model may also give ``fill`` ({parameter name: value} set after the random draw), ``variants``
-    ({prefix: keys}: each sample set scored once per key set, as ``prefix + name``) and ``metadata`` (names of
-    ``predict``'s metadata to return, as ``__name__prefix + sample name``)."""
+    ({prefix: keys}: each sample set scored once per key set, as ``prefix + name``), ``metadata`` (names of
+    ``predict``'s metadata to return, as ``__name__prefix + sample name``) and ``runs`` (further passes, in order:
+    [{prefix, samples: [names of samples or extra_samples], threshold, context, half, keys}], scored as ``prefix +
+    name``, XCOMET's error spans as ``__error_spans__prefix + name``); ``extra_samples`` are scored by runs only."""
     from oracle_venv import run_oracle
 
     path = Path(workdir) / "oracle_job.json"

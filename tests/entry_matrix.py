@@ -53,6 +53,10 @@ ENTRY_POINTS: dict[str, str] = {
     "lighteval": "corpus",  # nlgmetrics_metric(...) in a custom task
     "lm_eval": "corpus",  # nlgm_* aggregations
     "ray": "segments",  # score_dataset(...): one column per per-example score
+    # MBR and reranking select candidates: what they say of the metric is its signature, inside their own
+    "cli.mbr": "utility",  # nlgmetrics mbr -m METRIC: utility:NAME{the metric's signature}
+    "cli.rerank": "utility",  # nlgmetrics rerank -m METRIC -r REFS: metric:NAME{the metric's signature}
+    "ray_mbr": "utility",  # select_dataset(...): the same mbr() per batch (tests/test_ray_data.py runs chrf on it)
 }
 
 #: where each discovered entry point is in the matrix: CLI commands, adapter modules, Python API names
@@ -61,6 +65,7 @@ DISCOVERED = {
     "integration:inspect": "inspect", "integration:lighteval": "lighteval", "integration:lm_eval": "lm_eval",
     "integration:ray_data": "ray", "integration:transformers": "trainer",
     "api:compare": "compare", "api:agree": "agree", "modules": "evaluate", "module:nlg_suite": "nlg_suite",
+    "cli:mbr": "cli.mbr", "cli:rerank": "cli.rerank", "integration:ray_mbr": "ray_mbr",
 }
 #: modules of nlgmetrics/integration that are shared code, not entry points
 INTEGRATION_HELPERS = ("suite", "samplewise", "evaluate_support")
@@ -123,9 +128,9 @@ DIFFERENCES: tuple[Difference, ...] = (
                "statistics cannot be resampled segment by segment", match="cannot be resampled"),
     Difference("cli.compare", _no_additive_statistics, "refused", "as for compare", match="cannot be resampled"),
     Difference("agree", _no_per_example, "refused",
-               "agree correlates per-segment scores; this metric has none", match="no per-segment score"),
+               "agree correlates per-segment scores; this metric has none", match="no per-example score"),
     Difference("cli.agree", _no_per_example, "refused",
-               "as for agree", match="no per-segment score"),
+               "as for agree", match="no per-example score"),
     Difference("agree", lambda spec, options: spec.sources == "optional" and spec.input_needs is not None,
                "refused", _PER_SEGMENT_SOURCES, match="needs sources"),
     Difference("cli.agree", lambda spec, options: spec.sources == "optional" and spec.input_needs is not None,
@@ -143,6 +148,13 @@ DIFFERENCES: tuple[Difference, ...] = (
                "caller's"),
     Difference("ray", _no_per_example, "refused", "a corpus statistic with no per-example score has no "
                "column", match="no per-example score"),
+    *(Difference(entry, _no_per_example, "refused", "MBR and reranking compare candidates one by one: a corpus "
+                 "statistic with no per-example score cannot", match="no per-example score")
+      for entry in ("cli.mbr", "cli.rerank", "ray_mbr")),
+    *(Difference(entry, _corpus_idf, "options", "each candidate pair is scored on its own, and one pair is no corpus: "
+                 "idf off (samplewise.sample_options, the rule of every per-sample entry point), named in the "
+                 "utility's signature", {"idf": False})
+      for entry in ("cli.mbr", "cli.rerank", "ray_mbr")),
 )
 
 
@@ -332,7 +344,7 @@ def check(entry: str, metric: str, outcome: Outcome, options: Mapping[str, Any],
         signature = expected(metric, signed, texts, view)[1]
     if "negated" in kinds:
         want = {f"-{name}": [-v for v in values] for name, values in want.items()}
-    if view == "signature":
+    if view in ("signature", "utility"):
         assert outcome.values is None, f"{where}: reports values; give it another view"
     else:
         assert outcome.values, f"{where}: no values"
@@ -357,6 +369,11 @@ def _close(got: Any, want: Any, tolerance: float, where: str) -> None:
         return
     assert isinstance(got, (int, float)) and math.isfinite(got), (where, got)
     assert math.isclose(got, want, rel_tol=tolerance, abs_tol=tolerance), (where, got, want)
+
+
+def utility_signature(signature: str) -> str:
+    """The metric's signature inside an MBR or reranking signature (``...|utility:NAME{SIGNATURE}|version:...``)."""
+    return signature[signature.index("{") + 1: signature.rindex("}")]
 
 
 def as_outcome(metric: str, result: Mapping[str, Any]) -> Outcome:

@@ -221,3 +221,28 @@ def folder_hash(folder: Path, names: tuple[str, ...] = ("config.json", "model.sa
     for name in names:
         digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
     return digest.hexdigest()
+
+
+def save_sharded(state: dict[str, torch.Tensor], folder: Path, fmt: str = "safetensors",
+                 max_shard_size: int | str = "5GB") -> dict:
+    """Write ``state`` into ``folder`` as save_pretrained shards it in transformers 5 (huggingface_hub's
+    ``split_torch_state_dict_into_shards``): ``model-0000k-of-0000n.safetensors`` + ``model.safetensors.index.json``
+    (``fmt="safetensors"``) or ``pytorch_model-0000k-of-0000n.bin`` + ``pytorch_model.bin.index.json`` (``"bin"``).
+    Returns the index."""
+    from huggingface_hub import split_torch_state_dict_into_shards
+
+    pattern, index_name = {"safetensors": ("model{suffix}.safetensors", "model.safetensors.index.json"),
+                           "bin": ("pytorch_model{suffix}.bin", "pytorch_model.bin.index.json")}[fmt]
+    split = split_torch_state_dict_into_shards(state, filename_pattern=pattern, max_shard_size=max_shard_size)
+    for name, keys in split.filename_to_tensors.items():
+        part = {key: state[key].contiguous() for key in keys}
+        if fmt == "bin":
+            torch.save(part, folder / name)
+        else:
+            from safetensors.torch import save_file
+
+            save_file(part, str(folder / name), metadata={"format": "pt"})
+    index = {"metadata": {"total_size": sum(t.numel() * t.element_size() for t in state.values())},
+             "weight_map": split.tensor_to_filename}
+    (folder / index_name).write_text(json.dumps(index))
+    return index

@@ -27,6 +27,8 @@ from pathlib import Path
 #: imports pkg_resources, hence setuptools < 70, which torch 2.13's metadata refuses (>= 77.0.3): a requirement
 #: prefixed with "nodeps:" is installed last, alone, without dependency resolution (torch only warns at import).
 COMET_ORACLE = ("torch==2.13.0", "unbabel-comet==2.2.7", "bleurt-pytorch==0.0.1", "nodeps:setuptools<70")
+#: mbrs (MBR decoding; it pins unbabel-comet >= 2.2.6 itself) with fastchrf, its Rust chrF: tests/mbr_oracles.py.
+MBRS_ORACLE = ("torch==2.13.0", "unbabel-comet==2.2.7", "mbrs==0.1.8", "fastchrf==0.2.1", "nodeps:setuptools<70")
 
 
 def oracle_home() -> Path:

@@ -13,8 +13,8 @@ import scipy.stats
 
 from nlgmetrics import agree
 from nlgmetrics.agreement import statistics as A
-from nlgmetrics.agreement.records import (Judgments, read_annotations, read_mtme, read_mtme_folder, read_table,
-                                      read_wmt_da)
+from nlgmetrics.agreement.mtme_data import read_mtme_folder
+from nlgmetrics.agreement.records import Judgments, read_annotations, read_mtme, read_table, read_wmt_da
 from nlgmetrics.cli import main
 from nlgmetrics.agreement import check_plot_path, merge, report
 
@@ -241,7 +241,7 @@ def test_mtme_folder_and_several_dimensions(tmp_path, capsys):
     (tmp_path / "human-scores").mkdir()
     (tmp_path / "metric-scores" / "en-de").mkdir(parents=True)
     rng = np.random.default_rng(6)
-    human = rng.normal(size=(3, 8))
+    human = -np.abs(rng.normal(size=(3, 8)))  # MQM: negative penalties
     metric = human + rng.normal(size=human.shape)
     for path, matrix in ((tmp_path / "human-scores" / "en-de.mqm.seg.score", human),
                          (tmp_path / "metric-scores" / "en-de" / "m-refA.seg.score", metric)):

@@ -11,6 +11,7 @@ import pytest
 
 from nlgmetrics.agreement import Judgments, agree, read_annotations, read_mtme, read_table, read_wmt_da
 from nlgmetrics.cli import main
+from nlgmetrics.errors import InputError
 
 MINI = Path(__file__).parent / "data" / "wmt17_da_mini"
 
@@ -71,13 +72,64 @@ def test_a_byte_order_mark_is_accepted_by_every_reader(tmp_path):
 
 
 def test_an_empty_mtme_score_file_is_named(tmp_path):
+    """Issue 43: an empty file was called a file with "no human scores"."""
     (tmp_path / "h.seg.score").write_text("")
-    with pytest.raises(ValueError, match=r"h.seg.score has no human scores"):
+    with pytest.raises(InputError, match=r"h.seg.score is empty: an mt-metrics-eval human score file"):
         read_mtme(tmp_path / "h.seg.score")
     (tmp_path / "h.seg.score").write_text("s1\t1.0\ns1\t2.0\n")
     (tmp_path / "m.seg.score").write_text("\n")
-    with pytest.raises(ValueError, match=r"m.seg.score has no metric score \(m\)s"):
+    with pytest.raises(InputError, match=r"m.seg.score is empty: an mt-metrics-eval metric score \(m\) file"):
         read_mtme(tmp_path / "h.seg.score", {"m": tmp_path / "m.seg.score"})
+
+
+def _judged(tmp_path: Path, rows: list[dict]) -> Path:
+    return _jsonl(tmp_path / "t.jsonl", rows)
+
+
+def test_conflicting_references_for_one_item_are_refused_with_both_lines(tmp_path):
+    """Issue 43: reference X in system A's row and Y in B's row was scored against the last one (Pearson 0.504 instead
+    of 0.894), silently."""
+    rows = [{"system": "A", "item": 1, "hypothesis": "the cat sat", "reference": "the cat sat", "human": 80},
+            {"system": "B", "item": 1, "hypothesis": "a cat", "reference": "a dog barked", "human": 40},
+            {"system": "A", "item": 2, "hypothesis": "a dog", "reference": "a dog", "human": 70}]
+    with pytest.raises(InputError, match=r"t.jsonl:2: item '1' has the reference\(s\) \['a dog barked'\] here but "
+                                         r"\['the cat sat'\] at .*t.jsonl:1"):
+        read_table(_judged(tmp_path, rows))
+    rows[1]["reference"] = ["the cat sat"]  # the same reference, as a list: one set of references
+    assert read_table(_judged(tmp_path, rows)).references == [["the cat sat"], ["a dog"]]
+    with pytest.raises(InputError, match=r"record 2: item '1' has the reference"):  # the Python API: the same rule
+        Judgments.from_records(["A", "B"], [1, 1], [1.0, 2.0], hypotheses=["x", "y"], references=["x", "z"])
+
+
+@pytest.mark.parametrize("field", ["system", "item"])
+@pytest.mark.parametrize("value,shown", [(None, "null"), ("", "empty"), (True, "a bool"), ([1], "a list")])
+def test_null_or_non_scalar_system_and_item_keys_are_refused(tmp_path, field, value, shown):
+    """Issue 43: "system": null became a system named "None"."""
+    rows = [{"system": "A", "item": 1, "human": 1.0}, {"system": "B", "item": 1, "human": 2.0}]
+    rows[1][field] = value
+    with pytest.raises(InputError, match=rf"t.jsonl:2: the {field} is {shown}"):
+        read_table(_judged(tmp_path, rows))
+
+
+@pytest.mark.parametrize("value,shown", [(None, "null"), (3, r"a int \(3\)"), ([], "an empty list"),
+                                         (["ok", None], "null"), ({"text": "x"}, r"a dict \(\{'text': 'x'\}\)")])
+def test_null_and_non_text_references_are_refused_with_their_line(tmp_path, value, shown):
+    """Issue 43: a null or numeric reference gave "'NoneType' object is not iterable" without file or line."""
+    rows = [{"system": "A", "item": 1, "hypothesis": "a", "reference": "a", "human": 1.0},
+            {"system": "A", "item": 2, "hypothesis": "b", "reference": value, "human": 2.0}]
+    with pytest.raises(InputError, match=rf"t.jsonl:2: the reference is {shown}, not text"):
+        read_table(_judged(tmp_path, rows))
+    rows[1].update(reference="b", hypothesis=None)
+    with pytest.raises(InputError, match=r"t.jsonl:2: the hypothesis is null, not text"):
+        read_table(_judged(tmp_path, rows))
+
+
+def test_agree_cli_reports_a_conflicting_reference_as_one_line(tmp_path, capsys):
+    rows = [{"system": "A", "item": 1, "hypothesis": "the cat sat", "reference": "the cat sat", "human": 80},
+            {"system": "B", "item": 1, "hypothesis": "a cat", "reference": "a dog barked", "human": 40}]
+    assert main(["agree", str(_judged(tmp_path, rows)), "-m", "chrf", "--k", "0", "--n-resamples", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "t.jsonl:2: item '1' has the reference(s)" in err
 
 
 def test_metric_score_of_a_judged_record_must_be_a_number(tmp_path):

@@ -19,7 +19,6 @@ from learned_checkpoints import build_bleurt, wmt17_lines  # noqa: E402
 from oracle_venv import run_oracle  # noqa: E402
 
 from nlgmetrics.learned.bleurt import BleurtScorer, compute_bleurt, truncate_pair  # noqa: E402
-from nlgmetrics.signature import weights_digest  # noqa: E402
 
 ORACLE = r"""
 import json, sys
@@ -57,6 +56,12 @@ model.save_pretrained(convert["out"], safe_serialization=False)
 tok.save_pretrained(convert["out"])
 out["padding"] = json.load(open(convert["out"] + "/tokenizer.json"))["padding"]
 jobs.append(["converted", convert["out"], convert["data"]])
+# the same model saved sharded by transformers' save_pretrained (a small max_shard_size), in both formats
+for form, safe in (("sharded-bin", False), ("sharded-safetensors", True)):
+    folder = convert["out"] + "-" + form
+    model.save_pretrained(folder, safe_serialization=safe, max_shard_size="40KB")
+    tok.save_pretrained(folder)
+    jobs.append([form, folder, convert["data"]])
 for kind, folder, data in jobs:
     pairs = json.load(open(data))
     tok = BleurtTokenizer.from_pretrained(folder)
@@ -82,8 +87,9 @@ LONG = [("x " * 300, "y " * 10), ("kurz", "z " * 600), ("a b c " * 100, "d e f "
 #: google/rembert's published config values (input embeddings of 256 projected to 1152, 18 heads, feed-forward 4608,
 #: 250,300 pieces), as bleurt-pytorch's config.json names them. BLEURT-20-D12: the values of lucadiliello/BLEURT-20-D12's
 #: config.json (read in a public fine-tune's config that names it as its _name_or_path): embeddings of 128 projected to
-#: 1024, 12 layers of 16 heads, feed-forward 4096, 120,300 pieces. The D6/D3 configs were not found offline (their
-#: parameter counts, 45M and 30M, fit no RemBERT-style shape with hidden size 1024), so they are not guessed here.
+#: 1024, 12 layers of 16 heads, feed-forward 4096, 120,300 pieces, output embeddings of 2048 (RemBERT's masked-LM
+#: head, not in BLEURT: no weights). The D6/D3 configs were not found offline (their parameter counts, 45M and 30M,
+#: fit no RemBERT-style shape with hidden size 1024), so they are not guessed here.
 _BLEURT_COMMON = {"architectures": ["BleurtForSequenceClassification"], "model_type": "bleurt", "hidden_act": "gelu",
                   "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512,
                   "type_vocab_size": 2, "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0,
@@ -91,12 +97,17 @@ _BLEURT_COMMON = {"architectures": ["BleurtForSequenceClassification"], "model_t
 PUBLISHED = {
     "BLEURT-20": _BLEURT_COMMON | {"vocab_size": 250300, "embedding_size": 256, "hidden_size": 1152,
                                    "num_hidden_layers": 32, "num_attention_heads": 18, "intermediate_size": 4608},
+    # output_embedding_size: RemBERT's output embeddings (its masked-LM head), which BLEURT has not: no weights
     "BLEURT-20-D12": _BLEURT_COMMON | {"vocab_size": 120300, "embedding_size": 128, "hidden_size": 1024,
-                                       "num_hidden_layers": 12, "num_attention_heads": 16, "intermediate_size": 4096},
+                                       "num_hidden_layers": 12, "num_attention_heads": 16, "intermediate_size": 4096,
+                                       "output_embedding_size": 2048},
 }
 #: per configuration: (projection shape, layers, parameter count); google-research/bleurt's checkpoints.md gives 579M for
 #: the pre-trained BLEURT-20 (our count: its fine-tuned weights) and 167M for D12
 PUBLISHED_SIZES = {"BLEURT-20": ((1152, 256), 32, 575_921_537), "BLEURT-20-D12": ((1024, 128), 12, 167_801_857)}
+
+
+SHARDED = {"sharded-bin": "pytorch_model.bin.index.json", "sharded-safetensors": "model.safetensors.index.json"}
 
 
 def _pairs(long: bool) -> tuple[list[str], list[str]]:
@@ -126,6 +137,7 @@ def oracle(checkpoints, tmp_path_factory):
     convert = {"vocab": str(checkpoints["bert"] / "vocab.txt"), "out": str(root / "converted"), "data": str(data)}
     result = run_oracle(ORACLE, json.dumps(jobs), json.dumps(convert), json.dumps(PUBLISHED))
     result["folder"] = root / "converted"
+    result["sharded"] = {form: root / f"converted-{form}" for form in SHARDED}
     return result
 
 
@@ -171,6 +183,40 @@ def test_converted_checkpoint_batch_independent(oracle):
     assert together == [scorer.encode([r], [c])[0][0] for r, c in zip(refs[:3], cands[:3])]  # no [PAD] inside a pair
 
 
+@pytest.mark.parametrize("form", list(SHARDED))
+def test_sharded_checkpoint_equals_bleurt_pytorch(form, oracle):
+    """The converted checkpoint as bleurt-pytorch's save_pretrained writes it with a small max_shard_size (an index
+    and its shards, .bin or safetensors): strict loading reads it (names and shapes from the shards' headers), and
+    every score equals bleurt-pytorch's on that folder and ours on the single-file folder; its signature names the
+    weights' content."""
+    from nlgmetrics.learned.locate import find_weights
+
+    folder = oracle["sharded"][form]
+    weights = find_weights(folder, "bleurt")
+    assert weights.path.name == SHARDED[form] and len(weights.files) >= 3
+    refs, cands = _pairs(long=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = np.array(BleurtScorer(str(folder), device="cpu").score(refs, cands, batch_size=16))
+        single = np.array(BleurtScorer(str(oracle["folder"]), device="cpu").score(refs, cands, batch_size=16))
+    assert np.abs(ours - np.array(oracle[form]["scores"])).max() <= 1e-5
+    assert np.array_equal(ours, single)
+    assert oracle[form]["scores"] == pytest.approx(oracle["converted"]["scores"], abs=1e-6)
+    signature = compute_bleurt(cands[:2], refs[:2], str(folder), device="cpu")["signature"]
+    assert f"|weights:{_digest(*weights.files, weights.path)}|" in signature
+
+
+def _digest(*files) -> str:
+    """The weights digest as documented (nlgmetrics.learned.locate.weights_digest): SHA-256 over each file's name and
+    the SHA-256 of its bytes, in name order, 12 hex digits."""
+    import hashlib
+
+    outer = hashlib.sha256()
+    for path in sorted(files, key=lambda p: p.name):
+        outer.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).hexdigest().encode() + b"\n")
+    return outer.hexdigest()[:12]
+
+
 def test_truncation_rule():
     """BLEURT's _truncate_seq_pair: the longer side loses its last token, the candidate on a tie (budget 509); the
     fast tokenizer's LongestFirst: the shorter side (the reference on a tie) keeps budget // 2 when both are long."""
@@ -206,7 +252,8 @@ def test_compute_multi_reference_and_bootstrap(checkpoints):
     mean = compute_bleurt(cands, both, folder, device="cpu", multi_ref="mean")["scores"]
     assert mean == pytest.approx([(a + b) / 2 for a, b in zip(single, other)], abs=1e-6)
     assert best["bleurt"] == pytest.approx(np.mean(best["scores"]))
-    assert best["signature"].startswith(f"model:rembert|weights:{weights_digest(folder)}|dtype:float32|torch:")
+    digest = _digest(checkpoints["rembert"] / "pytorch_model.bin")
+    assert best["signature"].startswith(f"model:rembert|weights:{digest}|dtype:float32|torch:")
     assert best["signature"].endswith("|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0")
     boot = compute_bleurt(cands, refs, folder, device="cpu", n_bootstrap=200, seed=1)
     assert boot["bleurt_low"] < boot["bleurt"] < boot["bleurt_high"]

@@ -190,3 +190,24 @@ def test_cuda_without_cuda_is_a_clear_error(files, capsys):
     err = error_of(capsys, "score", "-m", "bertscore", "-p", hyp, "-r", ref, "-o", "model_type=minilm",
                    "--device", "cuda")
     assert "cuda" in err.lower()
+
+
+def test_list_says_an_option_is_not_settable_only_when_it_is_not():
+    """Issue 43: `nlgmetrics list bleu` said tokenizer cannot be set from the command line, but -o tokenizer=intl
+    works. Every option of every metric: "not settable" only where -o cannot set it (a function alone)."""
+    from nlgmetrics.cli.listing import metric_options
+    from nlgmetrics.registry import available_metrics
+
+    samples = {"text": "intl", "an integer": "3", "a number": "0.5", "true or false": "true", "a JSON": "[]"}
+    for metric in available_metrics():
+        for name, takes, _ in metric_options(metric):
+            if name == "KEY" or takes.startswith("alias of"):
+                continue
+            if "not settable" in takes:
+                with pytest.raises(cli.CLIError, match="not settable"):
+                    cli.coerce_option(metric, name, "x")
+                continue
+            raw = next((value for start, value in samples.items() if takes.startswith(start)), "none")
+            cli.coerce_option(metric, name, raw)  # what the listing offers is read
+    assert "not settable" not in dict((n, t) for n, t, _ in metric_options("bleu"))["tokenizer"]
+    assert cli.coerce_option("bleu", "tokenizer", "intl") == "intl"

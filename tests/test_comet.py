@@ -10,6 +10,7 @@ import re
 import shutil
 import warnings
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -56,7 +57,30 @@ XCOMET_ORACLE = {
              "estimator.ff.6.bias": [-4.93]},
     "variants": {"": ["src", "mt", "ref"], "qe:": ["src", "mt"], "ref:": ["mt", "ref"]},
     "metadata": ["mqm_scores", "error_spans", "src_scores", "ref_scores", "unified_scores"],
+    # the span samples (WMT17 + CJK) with argmax decoding and two decoding thresholds, then comet-score's half()
+    "runs": [{"prefix": "", "samples": ["spans"]}, {"prefix": "t0.3:", "samples": ["spans"], "threshold": 0.3},
+             {"prefix": "t0.6:", "samples": ["spans"], "threshold": 0.6},
+             {"prefix": "half:", "samples": ["half"], "half": True}],
 }
+THRESHOLDS = {"": None, "t0.3:": 0.3, "t0.6:": 0.6}
+
+#: hand-written Chinese and Japanese translations (mt, ref) of short English sources: XCOMET's character offsets on
+#: text without spaces (the test tokenizer is trained on them too, so their characters are pieces, not <unk>)
+CJK = [("The fire could be stopped.", "火势得到了控制。", "大火被扑灭了。"),
+       ("Schools and kindergartens were opened.", "学校和幼儿园开放了。", "学校和幼儿园都开学了。"),
+       ("The cat sat on the mat.", "猫坐在垫子上。", "那只猫坐在垫子上。"),
+       ("Tokyo is a large city.", "東京は大きな都市です。", "東京は大都市だ。"),
+       ("The weather is nice today, let us walk in the park.", "今天天气很好，我们去公园散步吧。",
+        "今天天气不错，我们去公园走走吧。"),
+       ("I will arrive tomorrow morning at 9.", "明日の朝9時に到着します。", "明朝9時に着く予定です。"),
+       ("Beijing, Shanghai and Guangzhou", "北京 上海 广州", "北京、上海和广州")]
+N_SPANS = 24  # WMT17 segments of the span samples, besides CJK
+N_CONTEXT, DOCUMENT = 16, 8  # consecutive WMT17 lines scored with document context, as documents of 8 lines
+N_HALF = 16  # WMT17 segments scored in half precision (float16 on the CPU is slow)
+#: the runs of the other models: document context (wmt22-comet-da's architecture), comet-score's model.half()
+RUNS = {"estimator": [{"prefix": "ctx:", "samples": ["context"], "context": True},
+                      {"prefix": "half:", "samples": ["half"], "half": True}],
+        "kiwi": [{"prefix": "half:", "samples": ["half"], "half": True, "keys": ["src", "mt"]}]}
 
 MINILM = {  # eamt22-cometinho-da's family: BERT layers over XLM-R's tokenizer; softmax mix with layer norm
     **ESTIMATOR, "encoder_model": "MiniLM", "layer_transformation": "softmax", "layer_norm": True,
@@ -156,6 +180,30 @@ def _load_wmt():
     return sources["source"][:N], targets["reference"][:N], {name: targets["systems"][name][:N] for name in SYSTEMS}
 
 
+def _span_samples(wmt):
+    """XCOMET's span samples: WMT17 triples whose translation ends in a word (final punctuation and quotes cut, as
+    in headlines: the test tagger tags a final full stop O, so spans would never reach the end), and the CJK ones."""
+    sources, reference, systems = wmt
+    rows = [{"src": s, "mt": m.rstrip('.!?" '), "ref": r}
+            for s, m, r in zip(sources, systems[SYSTEMS[0]], reference)][:N_SPANS]
+    return rows + [{"src": s, "mt": m, "ref": r} for s, m, r in CJK]
+
+
+def _context_samples():
+    """Consecutive WMT17 lines (en-de reference and C-3MA; English de-en references as sources), each preceded by up
+    to two previous lines of its document (documents of 8 lines), as comet-score --enable-context reads them."""
+    from learned_checkpoints import wmt17_lines
+
+    from nlgmetrics.learned.comet import with_context
+
+    english = json.loads((DATA / "wmt17_deen_150.json").read_text(encoding="utf-8"))["references"][:N_CONTEXT]
+    plain = {"src": english, "mt": wmt17_lines("newstest2017.C-3MA.4959.en-de")[:N_CONTEXT],
+             "ref": wmt17_lines()[:N_CONTEXT]}
+    documents = [i // DOCUMENT for i in range(N_CONTEXT)]
+    texts = {key: with_context(lines, documents) for key, lines in plain.items()}
+    return [{"src": s, "mt": m, "ref": r} for s, m, r in zip(texts["src"], texts["mt"], texts["ref"])]
+
+
 @pytest.fixture(scope="session")
 def wmt():
     return _load_wmt()
@@ -174,6 +222,7 @@ def built(tmp_path_factory, wmt):
         corpus_sources = json.load(handle)["source"]
     texts = corpus["reference"] + corpus_sources + [line for name in list(corpus["systems"])[:4]
                                                     for line in corpus["systems"][name]]
+    texts += [text for _, mt, ref in CJK for text in (mt, ref)]
     encoder = build_encoder(work / "xlmr-tiny", texts, vocab_size=1000, max_position_embeddings=MAX_POSITIONS)
     hub = fake_hub_cache(work / "hub", "xlm-roberta-base", encoder)
     minilm = build_minilm_encoder(work / "minilm-tiny", encoder, max_position_embeddings=MAX_POSITIONS)
@@ -184,13 +233,16 @@ def built(tmp_path_factory, wmt):
              "minilm": (MINILM, minilm), "bert": (BERT, bert), "bert_kiwi": (BERT_KIWI, bert_vocab),
              "xcomet": (XCOMET, encoder)}
     models = {name: work / f"{name}-tiny" for name in specs}
-    extra = {"xcomet": XCOMET_ORACLE}
+    extra = {"xcomet": XCOMET_ORACLE, **{name: {"runs": runs} for name, runs in RUNS.items()}}
     job = {
         "models": [{"folder": str(models[name]), "hparams": {**hparams, "pretrained_model": str(folder)}, "seed": i,
                     **extra.get(name, {})} for i, (name, (hparams, folder)) in enumerate(specs.items())],
         "samples": {**{system: [{"src": s, "mt": m, "ref": r} for s, m, r in zip(sources, outputs, reference)]
                        for system, outputs in systems.items()},
                     "specials": _special_samples(sources, reference, systems[SYSTEMS[0]])},
+        "extra_samples": {"spans": _span_samples(wmt), "context": _context_samples(),
+                          "half": [{"src": s, "mt": m, "ref": r} for s, m, r in
+                                   zip(sources[:N_HALF], systems[SYSTEMS[0]], reference)]},
         "batch_size": 8, "t_tests": [list(SYSTEMS)],
     }
     published = _published_encoders(work, encoder)
@@ -414,6 +466,10 @@ def test_xcomet_scores_equal_unbabel_comet(built, wmt, given):
                         sources=sources if "src" in given else None)["scores"]
         expected = oracle[prefix + system]
         assert max(abs(a - b) for a, b in zip(scores, expected)) < 1e-5
+        # and unbabel-comet's metadata.error_spans, text, severity and character offsets exactly
+        ours = _score(built, "xcomet", system, wmt, references=reference if "ref" in given else None,
+                      sources=sources if "src" in given else None)["error_spans"]
+        assert_spans_equal(ours, oracle[f"__error_spans__{prefix}{system}"])
         # the tagger predicts a mix of tags: a few error spans per segment, MQM scores spread over 0..1 (a wrong
         # span or severity moves a score by >= 0.22 x 0.04, far above the tolerance)
         mqm = oracle[f"__mqm_scores__{prefix}{system}"]
@@ -425,15 +481,218 @@ def test_xcomet_scores_equal_unbabel_comet(built, wmt, given):
     assert all(0 < sum(s > 1 for s in scores) < N for scores in regression)  # the clamp at 1 is exercised
 
 
-def test_xcomet_mqm_score_of_tags():
-    """Spans are runs of error tags closed by O, with their first tag's severity; an open run at the end is dropped
-    (unbabel-comet's decode); the penalty is capped at 25."""
-    from nlgmetrics.learned.comet import mqm_score
+def assert_spans_equal(ours, theirs, confidence=1e-5):
+    """Error spans as unbabel-comet gives them: the same keys in its order, the same text, severity and character
+    offsets, the confidence (a mean of float32 probabilities) to ``confidence``."""
+    assert len(ours) == len(theirs)
+    for segment, expected in zip(ours, theirs):
+        assert [{k: v for k, v in span.items() if k != "confidence"} for span in segment] == [
+            {k: v for k, v in span.items() if k != "confidence"} for span in expected]
+        assert all(list(span) == ["text", "confidence", "severity", "start", "end"] for span in segment)
+        assert all(abs(a["confidence"] - b["confidence"]) <= confidence for a, b in zip(segment, expected))
 
-    assert mqm_score([0, 0, 0]) == 1.0
-    assert mqm_score([0, 1, 3, 0, 2, 0]) == pytest.approx(1 - 6 / 25)  # minor (its first tag), then major
-    assert mqm_score([0, 2, 0, 3, 3]) == pytest.approx(1 - 5 / 25)  # the critical run never closes
-    assert mqm_score([0, 3, 0] * 4) == 0.0  # 40 capped at 25
+
+def test_xcomet_spans_reach_the_end_of_the_text(built, wmt):
+    """Among the span samples' spans (checked equal to unbabel-comet's below) are spans that end at the mt's last
+    character (the run closed by an O tag on </s>): several with argmax decoding, some over the thresholds."""
+    texts = [x["mt"] for x in _span_samples(wmt)]
+    at_end = {prefix: sum(any(s["end"] == len(mt) for s in segment) for mt, segment in
+                          zip(texts, built["oracle"]["xcomet"][f"__error_spans__{prefix}spans"]))
+              for prefix in THRESHOLDS}
+    assert at_end[""] >= 3 and at_end["t0.3:"] + at_end["t0.6:"] >= 1, at_end
+
+
+@pytest.mark.parametrize("prefix", list(THRESHOLDS))
+def test_xcomet_decoding_threshold_and_cjk_equal_unbabel_comet(built, wmt, prefix):
+    """XCOMET's decoding_threshold (argmax, 0.3, 0.6) on WMT17 and Chinese/Japanese translations: scores (the MQM
+    part follows the spans) and spans equal unbabel-comet's; offsets count characters, not bytes."""
+    from nlgmetrics.learned.comet import compute_comet
+
+    samples = _span_samples(wmt)
+    model = str(built["models"]["xcomet"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = compute_comet([x["mt"] for x in samples], [x["ref"] for x in samples],
+                               sources=[x["src"] for x in samples], model=model, batch_size=8,
+                               decoding_threshold=THRESHOLDS[prefix])
+    oracle = built["oracle"]["xcomet"]
+    assert max(abs(a - b) for a, b in zip(result["scores"], oracle[prefix + "spans"])) < 1e-5
+    assert_spans_equal(result["error_spans"], oracle[f"__error_spans__{prefix}spans"])
+    cjk = result["error_spans"][N_SPANS:]
+    assert sum(map(len, cjk)) >= 3
+    for (_, mt, _), segment in zip(CJK, cjk):
+        for span in segment:  # characters: a span of CJK text lies inside the mt's length in characters
+            assert 0 <= span["start"] < span["end"] <= len(mt) and mt[span["start"]:span["end"]].strip()
+    if prefix:
+        argmax = oracle["__error_spans__spans"]
+        assert result["error_spans"] != argmax and f"threshold:{THRESHOLDS[prefix]:g}" in result["signature"]
+    else:
+        assert "threshold:argmax" in result["signature"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            zero = compute_comet([x["mt"] for x in samples], [x["ref"] for x in samples],
+                                 sources=[x["src"] for x in samples], model=model, decoding_threshold=0)
+        assert zero["error_spans"] == result["error_spans"]  # 0 is argmax, as unbabel-comet's `if threshold:`
+
+
+def test_error_spans_at_every_entry_point(built, wmt, tmp_path, capsys):
+    """XCOMET's error spans wherever per-segment details come back: the core (above), the evaluate module with
+    return_details=True (HF's keys alone otherwise), the CLI's JSON, and the per-sample details the Inspect scorer
+    puts in Score.metadata and the lighteval metric in doc.specific (nlgmetrics.integration.samplewise)."""
+    import evaluate
+
+    from nlgmetrics.cli import main
+    from nlgmetrics.integration.samplewise import SampleText, details, score_batch_details, score_sample
+
+    sources, reference, systems = wmt
+    n, model = 6, str(built["models"]["xcomet"])
+    hyps, refs, srcs = systems[SYSTEMS[0]][:n], reference[:n], sources[:n]
+    expected = built["oracle"]["xcomet"][f"__error_spans__{SYSTEMS[0]}"][:n]
+    expected_ref = built["oracle"]["xcomet"][f"__error_spans__ref:{SYSTEMS[0]}"][:n]
+    assert sum(map(len, expected)) > n  # spans to compare
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = evaluate.load("./metrics/comet", model)
+        assert sorted(module.compute(sources=srcs, predictions=hyps, references=refs)) == ["mean_score", "scores"]
+        detailed = module.compute(sources=srcs, predictions=hyps, references=refs, return_details=True)
+        assert_spans_equal(detailed["error_spans"], expected)
+        assert detailed["signature"].startswith("model:xcomet-tiny|refs:yes|")
+        with pytest.raises(TypeError, match="return_details must be True or False"):
+            module.compute(sources=srcs, predictions=hyps, references=refs, return_details="yes")
+
+        paths = {}
+        for label, lines in (("src", srcs), ("ref", refs), ("hyp", hyps)):
+            paths[label] = str(tmp_path / label)
+            (tmp_path / label).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        assert main(["score", "-m", "comet", "-p", paths["hyp"], "-r", paths["ref"], "-s", paths["src"],
+                     "-o", f"model={model}", "-f", "json"]) == 0
+        assert_spans_equal(json.loads(capsys.readouterr().out)["error_spans"], expected)
+        assert main(["score", "-m", "comet", "-p", paths["hyp"], "-r", paths["ref"], "-s", paths["src"],
+                     "-o", f"model={model}", "-f", "csv"]) == 0
+        import csv
+
+        rows = {key: value for _, key, value in csv.reader(capsys.readouterr().out.splitlines())}
+        assert_spans_equal([json.loads(rows[f"error_spans[{i}]"]) for i in range(n)], expected)  # JSON cells
+
+        samples = [SampleText(h, r, s) for h, r, s in zip(hyps, refs, srcs)]
+        values, extra = score_batch_details("comet", {"model": model}, samples)
+        assert [v["comet"] for v in values] == pytest.approx(built["oracle"]["xcomet"][SYSTEMS[0]][:n], abs=1e-5)
+        assert_spans_equal([d["error_spans"] for d in extra], expected)
+        alone, result = score_sample("comet", {"model": model}, SampleText(hyps[0], refs[0]))  # no source
+        assert_spans_equal([details("comet", result)["error_spans"]], expected_ref[:1])
+        plain = score_sample("comet", {"model": str(built["models"]["estimator"])}, SampleText(hyps[0], refs[0],
+                                                                                              srcs[0]))[1]
+        assert details("comet", plain) == {}  # no spans from other checkpoints
+
+
+def test_xcomet_decode_spans_rules():
+    """Spans are runs of error tags closed by O, with their first tag's severity; an open run at the end is dropped
+    (unbabel-comet's decode); the penalty is capped at 25; a threshold tags by the error probabilities' sum."""
+    from nlgmetrics.learned.comet import decode_spans, mqm_scores
+
+    rows = {0: [0.7, 0.12, 0.1, 0.08], 1: [0.1, 0.6, 0.2, 0.1], 2: [0.2, 0.1, 0.5, 0.2], 3: [0.2, 0.1, 0.2, 0.5],
+            4: [0.9, 0.04, 0.03, 0.03]}
+
+    def spans(tags, threshold=None):
+        probs = torch.tensor([rows[t] for t in tags])
+        offsets = [(2 * i, 2 * i + 1) for i in range(len(tags))]
+        return decode_spans(probs, list(range(len(tags))), offsets, threshold, lambda ids: ",".join(map(str, ids)))
+
+    assert spans([0, 0, 0]) == []
+    found = spans([0, 1, 3, 0, 2, 0])
+    assert [(s["text"], s["severity"], s["start"], s["end"]) for s in found] == [("1,2", "minor", 2, 5),
+                                                                                  ("4", "major", 8, 9)]
+    assert found[0]["confidence"] == pytest.approx(0.55)
+    assert [s["severity"] for s in spans([0, 2, 0, 3, 3])] == ["major"]  # the critical run never closes
+    assert mqm_scores([found, spans([0, 3, 0] * 4), []]).tolist() == pytest.approx([1 - 6 / 25, 0.0, 1.0])
+    assert [s["severity"] for s in spans([0, 0, 0], threshold=0.25)] == []  # closed by no O: dropped
+    assert spans([0, 0, 1, 4], threshold=0.25)[0]["text"] == "0,1,2"  # 0.3 > 0.25: errors, their likeliest kind
+    assert spans([1, 0], threshold=0.95) == []
+
+
+@pytest.mark.parametrize("name", ["estimator", "kiwi", "xcomet"])
+def test_half_precision_reproduces_comet_score(built, wmt, name):
+    """precision="half" is comet-score's path (model.half() before scoring; unbabel-comet's Python predict() stays
+    float32): float16 weights and float16 arithmetic where unbabel-comet keeps it (the mix, the head; the average
+    pool divided in float32; XCOMET's MQM term in float32). float16 rounds a score s in steps of
+    2^(floor(log2|s|) - 10): ours is within two steps of comet-score's for every segment, and on average much
+    nearer to it than unbabel-comet's own float32 scores are."""
+    import math
+
+    from nlgmetrics.embed.cache import get_cache
+
+    sources, reference, systems = wmt
+    get_cache().clear()
+    references = None if name == "kiwi" else reference[:N_HALF]
+    texts = (sources[:N_HALF], references, {SYSTEMS[0]: systems[SYSTEMS[0]][:N_HALF]})
+    result = _score(built, name, SYSTEMS[0], texts, references=references, precision="half")
+    half, float32 = built["oracle"][name]["half:half"], built["oracle"][name][SYSTEMS[0]][:N_HALF]
+    steps = [abs(a - b) / 2 ** (math.floor(math.log2(abs(b))) - 10) for a, b in zip(result["scores"], half)]
+    assert max(steps) <= 2, max(steps)
+    ours_to_half = np.mean(np.abs(np.subtract(result["scores"], half)))
+    assert ours_to_half < np.mean(np.abs(np.subtract(float32, half))) / 2
+    assert result["signature"].startswith(f"model:{name}-tiny|refs:") and "|precision:half|" in result["signature"]
+    if name == "xcomet":  # comet-score's error spans (confidence: a float16 mean)
+        assert_spans_equal(result["error_spans"], built["oracle"][name]["__error_spans__half:half"],
+                           confidence=2e-3)
+
+
+def test_half_precision_is_not_autocast(built, wmt):
+    from nlgmetrics.learned.comet import compute_comet
+
+    with pytest.raises(ValueError, match="precision='half' computes in float16 throughout"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(built["models"]["estimator"]), precision="half",
+                      dtype="bfloat16")
+    with pytest.raises(ValueError, match="precision must be one of 'float32', 'half'"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(built["models"]["estimator"]), precision="fp16")
+
+
+def test_document_context_equals_unbabel_comet(built, wmt):
+    """enable_context (comet-score --enable-context): texts carry up to two previous sentences of their document
+    before </s> (with_context); the estimator pools only the last sentence. Equal to unbabel-comet's."""
+    from nlgmetrics.learned.comet import compute_comet, load_comet
+
+    samples = _context_samples()
+    texts = {key: [x[key] for x in samples] for key in ("src", "mt", "ref")}
+    model = str(built["models"]["estimator"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        context = compute_comet(texts["mt"], texts["ref"], sources=texts["src"], model=model, enable_context=True)
+        plain = compute_comet(texts["mt"], texts["ref"], sources=texts["src"], model=model)
+    assert max(abs(a - b) for a, b in zip(context["scores"], built["oracle"]["estimator"]["ctx:context"])) < 1e-5
+    # a row whose texts keep two separators after truncation (62 tokens here) pools less than the whole text, the
+    # others (a document's first line; a context too long to leave its last sentence) score as without the flag
+    comet = load_comet(model)
+    separators = {key: [row.count(comet.tokenizer.sep_token_id) for row in comet.token_ids(values)[0]]
+                  for key, values in texts.items()}
+    pooled_less = [any(separators[key][i] > 1 for key in texts) for i in range(N_CONTEXT)]
+    assert 0 < sum(pooled_less) < N_CONTEXT
+    for a, b, less in zip(context["scores"], plain["scores"], pooled_less):
+        assert abs(a - b) > 1e-4 if less else abs(a - b) < 1e-6  # other batches: equal up to float32 sums
+    assert "|context:yes|" in context["signature"] and "context" not in plain["signature"]
+    for name in ("kiwi", "bert"):  # a unified model, max pooling: unbabel-comet ignores the flag; we refuse it
+        with pytest.raises(ValueError, match="enable_context applies to estimator checkpoints with average pooling"):
+            compute_comet(["a"], ["a"], sources=["a"], model=str(built["models"][name]), enable_context=True)
+
+
+def test_with_context_joins_previous_sentences_of_a_document():
+    from nlgmetrics.learned.comet import with_context
+
+    texts = ["A.", "B.", "C.", "D.", "E."]
+    assert with_context(texts, [1, 1, 1, 1, 2]) == ["A.", "A. </s> B.", "A. </s> B. </s> C.", "B. </s> C. </s> D.",
+                                                    "E."]
+    assert with_context(texts, [1] * 5, window=1, separator="[SEP]")[1] == "A. [SEP] B."
+    with pytest.raises(ValueError, match="got 5 texts but 2 document ids"):
+        with_context(texts, [1, 2])
+
+
+def test_decoding_threshold_is_checked(built):
+    from nlgmetrics.learned.comet import compute_comet
+
+    with pytest.raises(ValueError, match=r"decoding_threshold must be a finite number in \[0, 1\]"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(built["models"]["xcomet"]), decoding_threshold=1.5)
+    with pytest.raises(ValueError, match="decoding_threshold applies to XCOMET's error spans"):
+        compute_comet(["a"], ["a"], sources=["a"], model=str(built["models"]["estimator"]), decoding_threshold=0.5)
 
 
 def test_xcomet_error_labels_must_be_unbabels(built, tmp_path):
@@ -526,7 +785,10 @@ def test_compare_gives_bootstrap_and_comet_compares_paired_t_test(built, wmt):
     assert base["score"] == pytest.approx(sum(oracle[SYSTEMS[0]]) / N, abs=1e-6)
     assert other["score"] == pytest.approx(sum(oracle[SYSTEMS[1]]) / N, abs=1e-6)
     statistic, p_value = oracle[f"__t_test__{SYSTEMS[0]}__{SYSTEMS[1]}"]
-    assert other["t_statistic"] == pytest.approx(statistic, rel=1e-4)
+    # t = mean(d) / (sd(d) / sqrt(N)) of the differences d: segment scores within 1e-6 of the oracle's move mean(d)
+    # by at most 2e-6, t by 2e-6 sqrt(N) / sd(d) (a near-zero t is the most sensitive, relatively)
+    spread = float(np.std(np.subtract(oracle[SYSTEMS[0]], oracle[SYSTEMS[1]]), ddof=1))
+    assert other["t_statistic"] == pytest.approx(statistic, rel=1e-4, abs=2e-6 * N**0.5 / spread)
     assert other["t_p_value"] == pytest.approx(p_value, rel=1e-4, abs=1e-9)
     assert 0 < other["p_value"] <= 1 and base["ci_low"] <= base["mean"] <= base["ci_high"]
 

@@ -163,3 +163,48 @@ def test_readme_names_every_metric_lm_eval_name_and_file():
     layout = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
     files = {path.name for path in (REPO / "nlgmetrics").rglob("*.py") if path.name != "__init__.py"}
     assert sorted(name for name in files if name not in layout) == []
+
+
+INLINE = re.compile(r"`((?:mkdir [^`]*&& )?nlgmetrics [^`]*)`")
+
+
+def test_every_inline_readme_command_runs_as_written_in_an_empty_folder(workdir, emptydir):
+    """Issue 43: `nlgmetrics hub build bleu --out spaces/bleu` failed as written in a fresh clone (spaces/ did not
+    exist; a folder a user names must have an existing parent, the output rule). Every inline command of the README
+    that has arguments and no placeholder (ORG/..., [optional]) runs, in a folder holding nothing."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    commands = [" ".join(c.split()) for c in INLINE.findall(text)]  # a span may wrap: Markdown reads a space
+    commands = [c for c in commands if len(c.split()) > 2 and "ORG/" not in c and "[" not in c]
+    assert any("hub build" in c for c in commands), commands
+    (emptydir / "tests").symlink_to(REPO / "tests")  # as in a clone: the README's data paths start at its root
+    for command in commands:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=emptydir, env=_env(workdir),
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"README: `{command}` failed:\n{done.stderr[-2000:]}"
+
+
+def test_readme_says_which_defaults_reach_the_hub():
+    """Issue 43: the README said nothing is fetched from the hub unless a hub model is named, but COMET's, BLEURT's and
+    MetricX's defaults and BERTScore's `-o lang=en` are hub ids. The README names each (read from the code here)."""
+    import json
+
+    from nlgmetrics.learned.bleurt import DEFAULT_CHECKPOINT as BLEURT
+    from nlgmetrics.learned.comet_checkpoint import DEFAULT_CHECKPOINT as COMET
+    from nlgmetrics.learned.metricx import DEFAULT_CHECKPOINT as METRICX
+
+    english = json.loads((REPO / "nlgmetrics" / "data" / "bertscore_layers.json").read_text())["lang2model"]["en"]
+    install = " ".join((REPO / "README.md").read_text(encoding="utf-8").split("## Install", 1)[1]
+                       .split("\n## ", 1)[0].split())
+    for default in (COMET, BLEURT, METRICX, english):
+        assert f"`{default}`" in install, default
+    assert "HF_HUB_OFFLINE=1" in install and "-o lang=en" in install
+
+
+def test_readme_says_why_the_lm_eval_demo_scores_zero():
+    """Issue 43: the lm-eval demo showed 0.0 for almost every metric without saying the dummy model is why."""
+    from nlgmetrics.registry import score
+
+    section = " ".join((REPO / "README.md").read_text(encoding="utf-8").split("### lm-evaluation-harness", 1)[1]
+                       .split("\n### ", 1)[0].split())
+    assert score("bleu", ["lol"], ["a summary of the document"])["bleu"] == 0.0
+    assert 'The dummy model answers "lol" to every prompt' in section and "0.0" in section

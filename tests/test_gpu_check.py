@@ -35,10 +35,24 @@ def _run(gpu_check, out, work, *extra) -> dict:
     return report
 
 
-def test_dry_run_sections_give_numbers(gpu_check, tmp_path, work):
-    report = _run(gpu_check, tmp_path, work, "--only", "correct_bertscore_roberta,speed_bertscore_roberta,oom")
+@pytest.fixture(scope="module")
+def dry_run(work, tmp_path_factory):
+    """One dry run of several sections (the env section, ~10-30 CPU s of imports, once)."""
+    import sys
+
+    sys.path.insert(0, str(REPO))
+    from benchmarks import gpu_check
+
+    out = tmp_path_factory.mktemp("gpu-out")
+    sections = "correct_bertscore_roberta,speed_bertscore_roberta,oom,comet_precision,sharded"
+    return _run(gpu_check, out, work, "--only", sections), out
+
+
+def test_dry_run_sections_give_numbers(dry_run):
+    report = dry_run[0]
     sections = report["sections"]
-    assert set(sections) == {"env", "correct_bertscore_roberta-large", "speed_bertscore_roberta-large", "oom"}
+    assert set(sections) == {"env", "correct_bertscore_roberta-large", "speed_bertscore_roberta-large", "oom",
+                             "comet_precision", "sharded"}
     assert sections["env"]["torch"] and "packages" in sections["env"]
     correct = sections["correct_bertscore_roberta-large"]
     assert correct["pairs"] == 3 and correct["max_abs_diff"] == 0.0  # CPU against CPU in the dry run
@@ -72,6 +86,21 @@ def test_spent_budget_skips_sections(gpu_check, tmp_path, work):
     assert "error" not in sections["env"]
     skipped = {k for k, v in sections.items() if str(v.get("skipped", "")).startswith("budget")}
     assert skipped == {"correct_bertscore_minilm", "correct_bertscore_roberta-large", "pytest", "oom"}
+
+
+def test_dry_run_mbr_section(gpu_check, tmp_path, work):
+    """The MBR section (issue 46) on the CPU with tiny shapes: the CPU and "device" runs select the same texts and
+    every figure is a number. (With a shared dry run of several sections, add ``mbr`` to its ``--only`` list and
+    check these there: one env section less.)"""
+    report = _run(gpu_check, tmp_path, work, "--only", "mbr")
+    selection = report["sections"]["mbr"]
+    assert "error" not in selection, selection.get("traceback")
+    assert selection["cpu_vs_device"]["same_texts"] is True and selection["cpu_vs_device"]["max_abs_diff"] < 1e-5
+    assert selection["speed"]["sources"] == 4 and selection["speed"]["float32_seconds"] > 0
+    assert selection["n1024"]["candidates"] == 32 and selection["n1024"]["chrf_seconds"] > 0
+    assert selection["n1024"]["chrf_traced_peak_mib"] > 0 and 0 <= selection["n1024"]["comet_index"] < 32
+    assert selection["comet_mbr"]["status"] == "not installed (unbabel-comet)"
+    assert "## MBR selection (issue 46)" in (tmp_path / "gpu_check.md").read_text()
 
 
 def test_oom_section_records_the_halving(gpu_check, work, monkeypatch):
@@ -108,3 +137,24 @@ def test_oom_section_records_the_halving(gpu_check, work, monkeypatch):
     assert rec["batch_512"]["final_batch"] == 64 and rec["batch_512"]["warnings"] == [
         "CPU out of memory at batch 512; retrying at 256", "CPU out of memory at batch 256; retrying at 128",
         "CPU out of memory at batch 128; retrying at 64"]
+
+
+def test_dry_run_comet_precision_and_sharded_sections(dry_run):
+    """Issue 45's sections on the CPU: COMET's precision options against float32 (half precision moves the scores,
+    autocast is float32 without CUDA), and BLEURT-20/MetricX-24 loaded from save_pretrained's sharded forms with the
+    single file's scores."""
+    report, out = dry_run
+    precision = report["sections"]["comet_precision"]
+    assert "error" not in precision, precision.get("traceback")
+    rows = {row["option"]: row for row in precision["rows"]}
+    assert set(rows) == {"precision=float32", "precision=half", "dtype=float16", "dtype=bfloat16"}
+    assert 0 < rows["precision=half"]["max_abs_diff_vs_float32"] < 0.05  # float16 rounding, not another model
+    assert rows["dtype=bfloat16"]["max_abs_diff_vs_float32"] == 0.0 and "no CUDA" in rows["dtype=bfloat16"]["note"]
+    assert precision["reference"]["status"].startswith("not installed")  # unbabel-comet is an oracle-venv package
+    sharded = report["sections"]["sharded"]
+    assert "error" not in sharded, sharded.get("traceback")
+    for name in ("bleurt20", "metricx"):
+        assert sharded[name]["single"]["files"] == 1
+        for form in ("sharded-safetensors", "sharded-bin"):
+            assert sharded[name][form]["files"] >= 3 and sharded[name][form]["max_abs_diff_vs_single"] == 0.0
+    assert "## COMET precision (issue 45)" in (out / "gpu_check.md").read_text()

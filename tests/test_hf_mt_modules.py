@@ -319,7 +319,7 @@ def test_module_signature_is_the_core_signature(name):
      ("bleu", {"smooth_method": "floor", "smooth_value": math.inf}, ValueError, "finite"),
      ("sacrebleu", {"smooth_method": "add-k", "smooth_value": math.nan}, ValueError, "finite"),
      ("sacrebleu", {"tokenize": "ja-mecab"}, ValueError, "unknown tokenize"),
-     ("google_bleu", {"min_len": 0}, ValueError, "min_len must be a positive integer"),
+     ("google_bleu", {"min_len": 0}, ValueError, r"min_len must be an integer in \[1, 32\]"),
      ("google_bleu", {"min_len": 3, "max_len": 2}, ValueError, "above max_len"),
      ("google_bleu", {"tokenizer": lambda text: None}, TypeError, "must return a list of tokens"),
      ("nist_mt", {"n": 0}, ValueError, "highest n-gram order"),

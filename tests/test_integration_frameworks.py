@@ -134,7 +134,15 @@ def run_inspect(options, logs, n):
                 "values": {name: score.value for name, score in s.scores.items()},
                 "metadata": {name: score.metadata for name, score in s.scores.items()}} for s in log.samples]
     results = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
-    return {"samples": samples, "results": results, "options": options, "bleurt_loads": len(loads)}
+    # what Inspect's display asks before the first sample completes (issue 43: every `inspect eval` warned "Metric
+    # nlgmetrics/headline raised on an empty sample set; reporting NaN")
+    from inspect_ai._eval.task.results import call_metric
+    try:
+        empty = call_metric(scorers.headline("bleu"), [])
+    except Exception as exc:
+        empty = repr(exc)
+    return {"samples": samples, "results": results, "options": options, "bleurt_loads": len(loads),
+            "empty_headline": empty}
 """
 
 def test_inspect_eval_scores_equal_the_core(assets, runs):
@@ -158,6 +166,7 @@ def test_inspect_eval_scores_equal_the_core(assets, runs):
         check_against_core(metric, options, texts, [s["values"][metric] for s in samples], reported, tolerance)
     sacre = samples[0]["metadata"]["sacrebleu"]["signature"]
     assert sacre.startswith("nrefs:1|case:mixed|eff:no|tok:13a")
+    assert out["empty_headline"] == {}  # no shape to report, no error: Inspect shows n/a without a warning
 
 
 def test_matrix_row_of_inspect(runs):
@@ -236,7 +245,31 @@ def run_lighteval(model, out, n, env, tasks_file):
                     "source": d.doc.specific["source"], "query": d.doc.query, "metric": d.metric}
                    for d in pipeline.get_details()[f"{task}|0"]]
         outputs[task] = {"results": pipeline.get_results()["results"][f"{task}:0"], "details": details}
-    return outputs
+    return {**outputs, "mixed_references_saved": save_mixed_references()}
+
+
+def save_mixed_references():
+    # issue 43: a task whose documents have one reference and others several scored, then save_and_push_results
+    # failed (pyarrow ArrowInvalid: the adapter stored a string for one reference, a list for several). The details of
+    # such documents through lighteval's own save step (EvaluationTracker.save: Dataset.from_list of the details)
+    from dataclasses import asdict
+    from datasets import Dataset
+    from lighteval.logging.info_loggers import DetailsLogger
+    from lighteval.models.model_output import ModelResponse
+    from lighteval.tasks.requests import Doc
+    from nlgmetrics.integration.lighteval import nlgmetrics_metric
+
+    metric = nlgmetrics_metric("bleu")
+    docs = [Doc(query="q1", choices=["one ref"], gold_index=[0]),
+            Doc(query="q2", choices=["ref a", "ref b"], gold_index=[0, 1])]
+    responses = [ModelResponse(text=["one ref"]), ModelResponse(text=["ref a"])]
+    details = [DetailsLogger.Detail(doc=doc, model_response=response,
+                                    metric={"bleu": metric.sample_level_fn.prepare(doc=doc, model_response=response)})
+               for doc, response in zip(docs, responses)]
+    try:
+        return list(Dataset.from_list([asdict(detail) for detail in details])["metric"])
+    except Exception as exc:
+        return repr(exc)
 """
 
 FRAMEWORKS_SCRIPT = r"""
@@ -268,6 +301,9 @@ def test_lighteval_custom_task_scores_equal_the_core(assets, runs):
     out = runs["lighteval"]["nlgmetrics_mt"]
     details, results = out["details"], out["results"]
     assert len(details) == N and any(d["prediction"].strip() for d in details)
+    assert runs["lighteval"]["mixed_references_saved"] == [  # references one type (a list) whatever a document's count
+        {"bleu": {"prediction": "one ref", "references": ["one ref"], "source": None}},
+        {"bleu": {"prediction": "ref a", "references": ["ref a", "ref b"], "source": None}}]
     samples = [SampleText(d["prediction"], d["golds"][0], d["source"]) for d in details]
     encoder = {"model_type": "sentence-transformers/all-MiniLM-L6-v2"}
     for metric, options in [("bleu", {}), ("sacrebleu", {}), ("chrf", {}), ("ter", {}), ("rouge", {}),

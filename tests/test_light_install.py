@@ -25,7 +25,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from nlgmetrics import hub
-from nlgmetrics.registry import EXTRAS, SPECS, score
+from nlgmetrics.extras import EXTRAS
+from nlgmetrics.registry import SPECS, score
 
 pytestmark = pytest.mark.slow
 
@@ -95,7 +96,7 @@ SCRIPT = textwrap.dedent('''
     import nlgmetrics
     from nlgmetrics.registry import MissingExtraError, available_metrics, get_metric, score
 
-    preds, refs, names = json.loads(sys.argv[1])
+    preds, refs, names, files = json.loads(sys.argv[1])
     out = {"file": nlgmetrics.__file__, "available": available_metrics(), "python": {}, "evaluate": {}}
     for name in names:
         out["python"][name] = score(name, preds, refs)
@@ -113,7 +114,54 @@ SCRIPT = textwrap.dedent('''
         errors["evaluate:bertscore"] = str(exc)
     out["errors"] = errors
     out["loaded"] = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers", "ot"))
-    print(json.dumps(out))
+    RESULT = {"lexical": out}
+''')
+
+#: Every entry point of the installed package, enumerated (so one added later is covered): each metric looked up,
+#: each evaluate module computed, each module of the package imported, each command's POLICY_ARGS run in-process.
+#: Each either works or raises MissingExtraError; anything else (a ModuleNotFoundError above all) is reported. Run
+#: after SCRIPT in the same process (one interpreter start, one import of evaluate).
+ENTRY_POINTS = textwrap.dedent('''
+    import contextlib, importlib, io, pathlib, traceback
+    from nlgmetrics._layout import available_modules
+    from nlgmetrics.cli import _parser, main
+    from nlgmetrics.errors import MissingExtraError
+    from nlgmetrics.registry import SPECS
+
+    out = {}
+
+    def attempt(kind, name, call):
+        try:
+            call()
+            out[f"{kind}:{name}"] = ["ok", ""]
+        except MissingExtraError as exc:
+            out[f"{kind}:{name}"] = ["extra", str(exc)]
+        except BaseException as exc:  # noqa: BLE001
+            out[f"{kind}:{name}"] = ["other", "".join(traceback.format_exception_only(exc)).strip()]
+
+    for name in SPECS:
+        attempt("metric", name, lambda: get_metric(name))
+    for name in available_modules():
+        attempt("module", name, lambda: evaluate.load(nlgmetrics.module_path(name)).compute(
+            predictions=preds, references=refs))
+    root = pathlib.Path(nlgmetrics.__file__).parent  # every module file (a package that needs an extra included)
+    for file in sorted(root.rglob("*.py")):
+        parts = ("nlgmetrics", *file.relative_to(root).with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if not name.endswith("__main__") and "_modules" not in parts and "_cards" not in parts:
+            attempt("import", name, lambda: importlib.import_module(name))
+    for command in _parser.COMMANDS:
+        for args in command.POLICY_ARGS:
+            argv = [token.format(**files) for token in args]
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                code = main(argv)
+            lines = [line for line in err.getvalue().splitlines() if line.strip()]
+            kind = "ok" if code == 0 else "extra" if code == 2 and len(lines) == 1 and " extra (" in lines[0] \\
+                else "other"
+            out["command:" + " ".join(args[:2])] = [kind, err.getvalue().strip()]
+    RESULT["entry"] = out
+    print(json.dumps(RESULT))
 ''')
 
 
@@ -139,14 +187,30 @@ def light(tmp_path_factory):
     return python, tmp / "venv" / "bin", work, env
 
 
-def test_base_install_has_no_torch_and_scores_lexical_metrics_in_python_and_evaluate(light):
+@pytest.fixture(scope="module")
+def light_run(light, tmp_path_factory):
+    """SCRIPT then ENTRY_POINTS, in one process of the base install: ``{"lexical": ..., "entry": ...}``."""
+    python, _, work, env = light
+    folder = tmp_path_factory.mktemp("light-files")
+    files = {"text": folder / "text.txt", "text2": folder / "text2.txt", "table": folder / "table.csv",
+             "out": folder / "out"}
+    files["text"].write_text("\n".join(PREDS) + "\n", encoding="utf-8")
+    files["text2"].write_text("\n".join(r[0] for r in REFS) + "\n", encoding="utf-8")
+    files["table"].write_text("system,item,human,m\n" + "".join(f"s{s},{i},{(s * 7 + i * 3) % 10},{(s * 5 + i) % 9}\n"
+                                                              for s in range(3) for i in range(6)), encoding="utf-8")
+    lexical = [name for name, spec in SPECS.items() if spec.kind == "lexical"]
+    arguments = json.dumps([PREDS, REFS, lexical, {k: str(v) for k, v in files.items()}])
+    done = run([str(python), "-c", SCRIPT + ENTRY_POINTS, arguments], work, env)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_base_install_has_no_torch_and_scores_lexical_metrics_in_python_and_evaluate(light, light_run):
     python, _, work, env = light
     probe = "import importlib.util, json; print(json.dumps([importlib.util.find_spec(m) is None for m in %r]))"
     assert json.loads(run([str(python), "-c", probe % (HEAVY,)], work, env).stdout) == [True] * len(HEAVY)
 
     lexical = [name for name, spec in SPECS.items() if spec.kind == "lexical"]
-    done = run([str(python), "-c", SCRIPT, json.dumps([PREDS, REFS, lexical])], work, env)
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = light_run["lexical"]
     assert out["file"].startswith(str(python.parent.parent)) and out["loaded"] == []
     assert out["available"] == lexical  # the metrics that need an extra are not offered
     for name in lexical:
@@ -164,8 +228,45 @@ def test_base_install_has_no_torch_and_scores_lexical_metrics_in_python_and_eval
     assert set(errors) == {"bertscore", "moverscore", "comet", "bleurt", "metricx", "llm_judge", "evaluate:bertscore"}
     for name, message in errors.items():
         extra = SPECS[name.split(":")[-1]].extras[0]
-        assert f"pip install 'nlgmetrics[{extra}]'" in message and "\n" not in message, message
+        assert_names_install_lines(message, extra)
     assert "torch" in errors["bertscore"] and "POT" in errors["bertscore"]
+
+
+def assert_names_install_lines(message: str, extra: str) -> None:
+    """A missing-extra message: one line naming the extra and what works from a checkout and from a wheel (issue 43:
+    it said pip install 'nlgmetrics[embed]', but nlgmetrics is on no index)."""
+    from nlgmetrics import __version__
+
+    assert "\n" not in message and f"nlgmetrics[{extra}] extra" in message, message
+    assert f"pip install -e '.[{extra}]'" in message, message
+    assert f"pip install 'dist/nlgmetrics-{__version__}-py3-none-any.whl[{extra}]'" in message, message
+    assert f"pip install 'nlgmetrics[{extra}]'" not in message, message
+
+
+def test_every_entry_point_works_or_names_its_extra(light_run):
+    """Issue 43: evaluate.load(comet).compute() raised ModuleNotFoundError torch, `nlgmetrics baseline` "No module named
+    'torch'", the lm-eval and Ray adapters ModuleNotFoundError. In the base install every metric, evaluate module,
+    module of the package (adapters included) and command, enumerated, works or raises one MissingExtraError."""
+    out = light_run["entry"]
+    other = {name: message for name, (kind, message) in out.items() if kind == "other"}
+    assert other == {}, other
+    kinds = {name: kind for name, (kind, _) in out.items()}
+    # every kind of entry point was enumerated, and each lexical one works here
+    assert {k.split(":")[0] for k in out} == {"metric", "module", "import", "command"}
+    for name, spec in SPECS.items():
+        assert kinds[f"metric:{name}"] == ("ok" if not spec.extras else "extra"), name
+    assert kinds["module:bleu"] == kinds["module:nlg_suite"] == "ok" and kinds["command:score -m"] == "ok"
+    assert kinds["import:nlgmetrics.lexical.bleu"] == kinds["import:nlgmetrics.cli.agree"] == "ok"
+    for name, (kind, message) in out.items():
+        if kind == "extra":
+            line = message.removeprefix("nlgmetrics: error: ")
+            assert_names_install_lines(line, line.split("nlgmetrics[", 1)[1].split("]", 1)[0])
+    for name, extra in (("module:comet", "learned"), ("command:baseline --model", "embed"),
+                        ("import:nlgmetrics.integration.lm_eval", "lmeval"),
+                        ("import:nlgmetrics.integration.ray_data", "ray"),
+                        ("import:nlgmetrics.integration.inspect", "inspect"),
+                        ("import:nlgmetrics.semantic.bertscore", "embed"), ("import:nlgmetrics.judge.core", "judge")):
+        assert kinds[name] == "extra" and f"nlgmetrics[{extra}] extra" in out[name][1], (name, out[name])
 
 
 def test_base_install_cli_scores_compares_and_agrees_and_names_the_missing_extra(light, tmp_path):
@@ -202,15 +303,32 @@ def test_base_install_cli_scores_compares_and_agrees_and_names_the_missing_extra
     rows = json.loads(done.stdout)["rows"]
     assert {row["metric"] for row in rows} == {"sentence_bleu", "sentence_chrf"}  # per segment: sentence scores
 
+    from nlgmetrics.mbr import mbr
+
+    done = run([cli, "mbr", "-c", str(hyp), "-n", "3", "-m", "chrf", "-f", "json"], work, env)  # MBR without torch
+    assert json.loads(done.stdout)["index"] == mbr([PREDS], "chrf")["index"]
+    done = run([cli, "mbr", "-c", str(hyp), "-n", "3", "--convention", "mbrs"], work, env, check=False)
+    assert done.returncode == 2 and "convention='mbrs'" not in done.stderr and "nlgmetrics[embed]" in done.stderr
+
     done = run([cli, "score", "-m", "bertscore", "-p", str(hyp), "-r", str(ref)], work, env, check=False)
     assert done.returncode == 2 and done.stdout == ""
     (line,) = done.stderr.strip().splitlines()  # one line, no traceback
     assert line.startswith("nlgmetrics: error: bertscore needs the nlgmetrics[embed] extra")
-    assert "pip install 'nlgmetrics[embed]'" in line
+    assert_names_install_lines(line, "embed")
+
+    # a figure needs matplotlib ([plot]): refused before the work, with nothing written (issue 43)
+    figure = tmp_path / "figure.png"
+    done = run([cli, "compare", "-r", str(ref), "--baseline", str(hyp), str(hyp2), "-m", "bleu", "--plot",
+                str(figure)], work, env, check=False)
+    assert done.returncode == 2 and done.stdout == "" and not figure.exists()
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("nlgmetrics: error: --plot ") and "figure" in line
+    assert_names_install_lines(line.removeprefix("nlgmetrics: error: --plot "), "plot")
 
 
 def test_extras_table_matches_pyproject():
-    """registry.EXTRAS (the modules the check looks for) and pyproject's extras (what pip installs) agree."""
+    """extras.EXTRAS (the modules the check looks for) and pyproject's extras (what pip installs) agree; [all] holds
+    every extra but the two frameworks that need their own environment (README: Install)."""
     import tomllib
 
     project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
@@ -221,4 +339,29 @@ def test_extras_table_matches_pyproject():
         assert {module_of.get(n, n.replace("-", "_")) for n in names} >= set(modules), extra
     base = {canonicalize_name(Requirement(line).name) for line in project["dependencies"]}
     assert not base & {"torch", "transformers", "pot", "sentencepiece", "openai", "pyyaml"}
-    assert set(re.findall(r"\w+", extras["all"][0].split("[", 1)[1])) >= set(EXTRAS)
+    assert set(re.findall(r"\w+", extras["all"][0].split("[", 1)[1])) == set(EXTRAS) - {"inspect", "lighteval"}
+
+
+def test_each_framework_extra_installs_what_its_example_needs():
+    """Issue 43: the Inspect and lighteval examples score BERTScore, but [inspect] and [lighteval] did not bring
+    [embed] (a MissingExtraError); lighteval needs xxhash < 4 (`pip install WHEEL[all] lighteval inspect-ai` resolved
+    xxhash 4, which breaks lighteval's details). The metrics each example scores by default, read from the example."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    examples = {"inspect": root / "integration" / "inspect" / "nlgmetrics_mt.py",
+                "lighteval": root / "integration" / "lighteval" / "nlgmetrics_tasks.py"}
+    for framework, example in examples.items():
+        text = example.read_text(encoding="utf-8")
+        used = set(re.findall(r'nlgmetrics_metric\("(\w+)"', text)) | {
+            name for name in re.findall(r"\b(\w+)\(", text)  # Inspect's scorers, called by name
+            if name in SPECS and re.search(rf"from nlgmetrics\.integration\.inspect import [^\n]*\b{name}\b", text)}
+        default = {name for name in used if not SPECS[name].needs_checkpoint}
+        assert "bertscore" in default, (framework, used)
+        pulled = {e for line in extras[framework] if line.startswith("nlgmetrics[")
+                  for e in line.split("[", 1)[1].rstrip("]").split(",")}
+        wanted = {extra for name in default for extra in SPECS[name].extras}
+        assert wanted <= pulled, (framework, wanted, pulled)
+    names = {canonicalize_name(Requirement(line).name): Requirement(line) for line in extras["lighteval"]}
+    assert not names["xxhash"].specifier.contains("4.0.0") and names["xxhash"].specifier.contains("3.5.0")

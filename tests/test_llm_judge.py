@@ -298,7 +298,7 @@ def test_bad_input_is_named_before_any_call():
          "sources has 1 items for 2 predictions"),
         (dict(predictions=["a"], sources="q", template="relevance"), TypeError, "wrap a single text"),
         (dict(predictions=["a"], scale=(1, 10)), ValueError, "0 <= low < high <= 9"),
-        (dict(predictions=["a"], scale=(1.0, 5.0)), TypeError, "two integers"),
+        (dict(predictions=["a"], scale=(1.0, 5.0)), TypeError, r"scale must be a pair \(an integer, an integer\)"),
         (dict(predictions=["a"], weighting="mean"), ValueError, "weighting must be 'geval' or 'parse'"),
         (dict(predictions=["a"], on_unparseable="skip"), ValueError, "on_unparseable must be one of"),
         (dict(predictions=["a"], temperature=-1), ValueError, r"temperature must be a finite number in \[0, 2\]"),
@@ -347,3 +347,104 @@ def test_cache_key_and_signature_carry_the_in_process_dtype(tiny_judge, tmp_path
     assert b16["scores"] != f32["scores"]  # bfloat16 rounding moves G-Eval scores
     again = compute_llm_judge(PREDICTIONS[:3], model=tiny_judge, template=SHORT, cache=path)
     assert again["cache_hits"] == 3 and again["scores"] == f32["scores"]
+
+
+# -- issue 43: the cache's reuse and read-only rule, price, prompt length, out of memory --------------------------------
+def test_a_geval_answer_without_probabilities_is_reused_like_any_answer(tmp_path):
+    """Issue 43: G-Eval (the default weighting) against a server that returns no token probabilities never reused a
+    cached answer: a rerun after a kill paid for every judgment again (400 of 400)."""
+    path = str(tmp_path / "judge.sqlite")
+    first = ScriptedBackend(lambda r, s: "4")  # answers without probabilities
+    done = compute_llm_judge(["a", "b", "c"], backend=first, template=SHORT, cache=path)
+    assert done["weighting_used"] == "parse" and done["judged"] == 3 and len(first.calls) == 3
+    rerun = ScriptedBackend(lambda r, s: "1")
+    again = compute_llm_judge(["a", "b", "c", "d"], backend=rerun, template=SHORT, cache=path)
+    assert again["cache_hits"] == 3 and again["judged"] == 1 and len(rerun.calls) == 1
+    assert again["scores"] == [4.0, 4.0, 4.0, 1.0] and again["weighting_used"] == "parse"
+
+
+def test_a_read_only_cache_serves_its_rows_and_refuses_a_new_judgment_before_asking(tmp_path):
+    """Issue 43: a read-only cache file could not even be read (a published cache could not be replayed)."""
+    import os
+
+    path = tmp_path / "published.sqlite"
+    compute_llm_judge(["a", "b"], backend=ScriptedBackend(lambda r, s: "3"), template=SHORT, cache=str(path))
+    os.chmod(path, 0o444)  # also read-only for root: the file's mode says it is published
+    before = path.read_bytes()
+    judge = ScriptedBackend(lambda r, s: "5")
+    replay = compute_llm_judge(["b", "a"], backend=judge, template=SHORT, cache=str(path))
+    assert replay["scores"] == [3.0, 3.0] and replay["cache_hits"] == 2 and judge.calls == []
+    with pytest.raises(JudgeCacheError, match=r"published.sqlite is read-only and lacks 1 of the 3 judgments this run "
+                                              r"needs \(it serves the other 2\); nothing was asked"):
+        compute_llm_judge(["a", "b", "c"], backend=judge, template=SHORT, cache=str(path))
+    assert judge.calls == [] and path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["published.sqlite"]
+
+
+@pytest.mark.parametrize("price,error,match", [
+    ((float("inf"), 0.0), "OptionTypeError", r"price must be a pair \(a finite number, a finite number\) or None"),
+    ((float("nan"), 1.0), "OptionTypeError", "price must be a pair"),
+    ((-1.0, 0.0), "OptionError", r"price must be a finite number in \[0, 1e\+06\]"),
+    ((1.0, 1e300), "OptionError", r"price must be a finite number in \[0, 1e\+06\]"),
+])
+def test_price_is_two_finite_numbers_at_least_zero(price, error, match):
+    """Issue 43: price=(inf, 0) gave cost inf."""
+    from nlgmetrics import errors
+
+    judge = ScriptedBackend(lambda r, s: "3")
+    with pytest.raises(getattr(errors, error), match=match):
+        compute_llm_judge(["a"], backend=judge, template=SHORT, cache=False, price=price)
+    assert judge.calls == []
+    cost = compute_llm_judge(["a"], backend=judge, template=SHORT, cache=False, price=(2, 8.5))["cost"]
+    assert cost == pytest.approx((10 * 2 + 1 * 8.5) / 1e6)
+
+
+def test_the_in_process_judge_refuses_a_prompt_longer_than_its_positions(tiny_judge):
+    """Issue 43: the in-process judge scored a prompt longer than the model's positions without a word."""
+    from nlgmetrics.errors import LimitError
+    from nlgmetrics.judge.core import get_backend
+
+    backend = get_backend("transformers", tiny_judge)
+    calls = []
+    original = backend.model.forward
+    backend.model.forward = lambda *a, **k: calls.append(1) or original(*a, **k)
+    try:
+        with pytest.raises(LimitError, match=r"a prompt of \d+ tokens plus max_tokens=8 answer tokens is more than "
+                                             r"the 512 positions .* \(1 of 2 prompts are too long\)"):
+            compute_llm_judge(["the cat", "cat " * 600], backend=backend, template=SHORT, cache=False)
+        assert calls == []  # refused before any forward
+        assert compute_llm_judge(["cat " * 400], backend=backend, template=SHORT, cache=False)["judged"] == 1
+    finally:
+        backend.model.forward = original
+
+
+def test_the_in_process_judge_halves_its_batch_on_out_of_memory(tiny_judge):
+    """Issue 43: the judge's in-process model did not halve its batch; a raw torch OutOfMemoryError escaped. The OOM
+    rule (nlgmetrics/embed/oom.py), simulated on the CPU: the same scores, one warning per halving."""
+    from nlgmetrics.judge.backends import TransformersBackend
+
+    oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
+    backend = TransformersBackend(tiny_judge, batch_size=8)
+    expected = compute_llm_judge(PREDICTIONS, backend=backend, template=SHORT, cache=False)["scores"]
+    sizes = []
+    original = backend.model.forward
+
+    def capped(*args, **kwargs):
+        sizes.append(len(kwargs["input_ids"]))
+        if sizes[-1] > 2:
+            raise oom("CUDA out of memory. Tried to allocate 9 GiB (simulated)")
+        return original(*args, **kwargs)
+
+    backend.model.forward = capped
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        halved = compute_llm_judge(PREDICTIONS, backend=backend, template=SHORT, cache=False)["scores"]
+    assert [str(w.message) for w in caught if "out of memory" in str(w.message)] == [
+        "CPU out of memory at batch 8; retrying at 4", "CPU out of memory at batch 4; retrying at 2"]
+    assert sizes == [8, 4, 2, 2, 2, 2]
+    assert halved == pytest.approx(expected, abs=1e-6)
+    backend.model.forward = lambda *a, **k: (_ for _ in ()).throw(oom("CUDA out of memory (simulated)"))
+    from nlgmetrics.errors import LimitError
+
+    with pytest.raises(LimitError, match="out of memory with one sequence of .* tokens per forward"):
+        compute_llm_judge(["a dog"], backend=backend, template=SHORT, cache=False)

@@ -4,6 +4,7 @@ cache-first-then-download order (snapshot_download replaced: nothing is fetched)
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import huggingface_hub
@@ -178,3 +179,117 @@ def test_comet_finds_its_checkpoint_through_the_same_locator(tmp_path, hub_cache
         find_checkpoint(tmp_path / "hf")
     assert str(caught.value).startswith(f"COMET: model {tmp_path / 'hf'} is not a COMET checkpoint folder: Unbabel's "
                                         "layout is hparams.yaml and checkpoints/model.ckpt inside one folder")
+
+
+# -- weights: one file or save_pretrained's shards -----------------------------------------------------------------
+def _save_shards(folder: Path, shards: dict[str, dict], index_name: str = "model.safetensors.index.json") -> Path:
+    """Shards ``{file name: {tensor name: tensor}}`` and their index, as save_pretrained lays them out."""
+    import torch
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, tensors in shards.items():
+        if name.endswith(".bin"):
+            torch.save(tensors, folder / name)
+        else:
+            save_file(tensors, str(folder / name))
+    weight_map = {key: name for name, tensors in shards.items() for key in tensors}
+    (folder / index_name).write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
+    return folder
+
+
+def _two_shards():
+    import torch
+
+    return {"model-00001-of-00002.safetensors": {"a.weight": torch.ones(2, 3), "a.bias": torch.zeros(2)},
+            "model-00002-of-00002.safetensors": {"b.weight": torch.full((4,), 2.0)}}
+
+
+def test_sharded_weights_are_read_shard_by_shard(tmp_path):
+    import torch
+
+    from nlgmetrics.learned.locate import find_weights, load_weights, weight_shapes
+
+    folder = _save_shards(tmp_path / "ckpt", _two_shards())
+    weights = find_weights(folder, "m")
+    assert weights.path == folder / "model.safetensors.index.json" and len(weights.files) == 2
+    assert weight_shapes(weights, "m") == {"a.weight": (2, 3), "a.bias": (2,), "b.weight": (4,)}
+    state = load_weights(weights, "m", names={"a.bias", "b.weight"})
+    assert set(state) == {"a.bias", "b.weight"} and torch.equal(state["b.weight"], torch.full((4,), 2.0))
+    # a single file is preferred over shards of the same format, safetensors over .bin (transformers' order)
+    from safetensors.torch import save_file
+
+    save_file({"x": torch.zeros(1)}, str(folder / "model.safetensors"))
+    assert find_weights(folder, "m").files == (folder / "model.safetensors",)
+    assert find_weights(tmp_path, "m") is None
+
+
+def test_an_empty_unlisted_shard_is_what_transformers_4_writes(tmp_path):
+    """transformers 4.30's save_pretrained writes an empty, unlisted first shard when the first tensor exceeds
+    max_shard_size; it holds nothing and is not an extra shard."""
+    import torch
+
+    from nlgmetrics.learned.locate import find_weights
+
+    shards = {"pytorch_model-00002-of-00003.bin": {"a": torch.ones(3)}, "pytorch_model-00003-of-00003.bin": {
+        "b": torch.ones(2)}}
+    folder = _save_shards(tmp_path / "ckpt", shards, "pytorch_model.bin.index.json")
+    torch.save({}, folder / "pytorch_model-00001-of-00003.bin")
+    assert len(find_weights(folder, "m").files) == 2
+
+
+@pytest.mark.parametrize("damage,message", [
+    (lambda f: (f / "model-00002-of-00002.safetensors").unlink(),
+     r"m: the shard model-00002-of-00002.safetensors that model.safetensors.index.json lists is missing from "),
+    (lambda f: (f / "model-00003-of-00003.safetensors").write_bytes(
+        (f / "model-00002-of-00002.safetensors").read_bytes()),
+     r"holds the shard model-00003-of-00003.safetensors \(1 tensors, e.g. b.weight\), which "
+     r"model.safetensors.index.json does not list"),
+    (lambda f: (f / "model.safetensors.index.json").write_text('{"weight_map": {"a.weight": "../x.safetensors"}}'),
+     r"names '../x.safetensors', not a file beside it"),
+    (lambda f: (f / "model.safetensors.index.json").write_text('{"weight_map": '),
+     r"the shard index .*model.safetensors.index.json is not valid JSON"),
+    (lambda f: (f / "model.safetensors.index.json").write_text('{"metadata": {}}'), r"has no weight_map"),
+])
+def test_a_broken_sharded_checkpoint_names_the_shard(tmp_path, damage, message):
+    from nlgmetrics.learned.locate import find_weights
+
+    folder = _save_shards(tmp_path / "ckpt", _two_shards())
+    damage(folder)
+    with pytest.raises(CheckpointError, match=message):
+        find_weights(folder, "m")
+
+
+def test_a_shard_holding_other_tensors_than_the_index_says(tmp_path):
+    from nlgmetrics.learned.locate import find_weights, weight_shapes
+
+    folder = _save_shards(tmp_path / "ckpt", _two_shards())
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    index["weight_map"]["a.bias"] = "model-00002-of-00002.safetensors"
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(CheckpointError, match=r"the shard .*model-00001-of-00002.safetensors holds a.bias, which "
+                                              r"model.safetensors.index.json maps elsewhere or not at all"):
+        weight_shapes(find_weights(folder, "m"), "m")
+
+
+def test_weights_digest_covers_every_shard_and_follows_the_bytes(tmp_path):
+    """A content digest: shards and index included, another digest when one shard's bytes change at the same size;
+    an unchanged file is hashed once (remembered by path, size, mtime and inode)."""
+    import hashlib
+
+    from nlgmetrics.learned.locate import find_weights, weights_digest
+
+    folder = _save_shards(tmp_path / "ckpt", _two_shards())
+    weights = find_weights(folder, "m")
+    outer = hashlib.sha256()
+    for path in sorted([*weights.files, weights.path], key=lambda p: p.name):
+        outer.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).hexdigest().encode() + b"\n")
+    first = weights_digest(weights)
+    assert first == outer.hexdigest()[:12]
+    shard = folder / "model-00002-of-00002.safetensors"
+    data = bytearray(shard.read_bytes())
+    data[-1] ^= 1  # one bit of a tensor: same size
+    shard.unlink()
+    shard.write_bytes(bytes(data))
+    assert weights_digest(find_weights(folder, "m")) != first
+    assert weights_digest(folder / "model-00001-of-00002.safetensors") != first  # one file alone

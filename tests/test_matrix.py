@@ -25,7 +25,7 @@ pytest.importorskip("accelerate", reason="transformers' Trainer needs accelerate
 from conftest import REPO  # noqa: E402
 from entry_matrix import (  # noqa: E402
     DISCOVERED, ENTRY_POINTS, MODULE_SEED, Outcome, as_outcome, check, discovered_entry_points, matrix_texts,
-    model_options, reads_sources, refusal,
+    model_options, reads_sources, refusal, utility_signature,
 )
 
 from nlgmetrics.registry import SPECS, score  # noqa: E402
@@ -34,7 +34,7 @@ from nlgmetrics.signature import of  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 IN_PROCESS = ("core", "evaluate", "evaluate.add_batch", "nlg_suite", "cli.score", "compare", "cli.compare", "agree",
-              "cli.agree", "trainer")
+              "cli.agree", "trainer", "cli.mbr", "cli.rerank")
 TEXTS = matrix_texts()
 
 
@@ -44,7 +44,7 @@ def test_every_entry_point_of_the_package_is_in_the_matrix():
     missing = sorted(found - set(DISCOVERED))
     assert not missing, f"entry points without a place in the matrix: {missing} (tests/entry_matrix.py DISCOVERED)"
     assert set(DISCOVERED.values()) <= set(ENTRY_POINTS)
-    assert set(ENTRY_POINTS) - set(IN_PROCESS) == {"inspect", "lighteval", "lm_eval", "ray"}  # their own files
+    assert set(ENTRY_POINTS) - set(IN_PROCESS) == {"inspect", "lighteval", "lm_eval", "ray", "ray_mbr"}  # own files
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +61,9 @@ def files(tmp_path_factory):
     for name in ("predictions", "references", "sources", "other"):
         out[name] = folder / f"{name}.txt"
         out[name].write_text("\n".join(getattr(TEXTS, name)) + "\n", encoding="utf-8")
+    out["candidates"] = folder / "candidates.txt"  # two per source: C-3MA's and online-B's
+    out["candidates"].write_text("".join(f"{a}\n{b}\n" for a, b in zip(TEXTS.predictions, TEXTS.other)),
+                                 encoding="utf-8")
     return out
 
 
@@ -258,6 +261,18 @@ def run_trainer(options, metrics):
     return {m: Outcome({k: flat[k] for k in SPECS[m].headline if k in flat}, compute.signatures[m]) for m in metrics}
 
 
+def run_selection(options, metric, files, command):
+    """``nlgmetrics mbr`` (or ``rerank`` against the references) with ``metric``: the metric's signature inside its
+    own, or its error."""
+    argv = [command, "-c", str(files["candidates"]), "-n", "2", "-m", metric, "-f", "json",
+            *(["-r", str(files["references"])] if command == "rerank" else []),
+            *(["-s", str(files["sources"])] if reads_sources(metric) else []),
+            *(arg for key, value in options[metric].items()
+              for arg in ("-o", f"{key}={value if isinstance(value, str) else json.dumps(value)}"))]
+    code, out, err = _cli(argv)
+    return Outcome(None, utility_signature(json.loads(out)["signature"])) if code == 0 else Outcome(error=err)
+
+
 @pytest.fixture(scope="module")
 def outcomes(options, files, tmp_path_factory):
     """Every in-process entry point's outcome for every metric: ``{entry: {metric: Outcome}}``."""
@@ -275,6 +290,8 @@ def outcomes(options, files, tmp_path_factory):
             "agree": run_agree(options, metrics),
             "cli.agree": run_cli_agree(options, metrics, tmp_path_factory.mktemp("matrix-agree")),
             "trainer": run_trainer(options, metrics),
+            "cli.mbr": {m: run_selection(options, m, files, "mbr") for m in metrics},
+            "cli.rerank": {m: run_selection(options, m, files, "rerank") for m in metrics},
         }
 
 

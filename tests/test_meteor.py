@@ -135,9 +135,9 @@ def test_whitespace_tokenizer_for_pretokenized_text(wmt17_deen):
         (dict(predictions=["a"], references=[[]]), ValueError, r"references\[0\] is an empty list"),
         (dict(predictions="a b", references=["a b"]), TypeError, "list of strings"),
         (dict(predictions=["a"], references=["a"], alpha=1.5), ValueError, r"alpha must be a finite number in \[0, 1\]"),
-        (dict(predictions=["a"], references=["a"], alpha=True), TypeError, "alpha must be a number"),
+        (dict(predictions=["a"], references=["a"], alpha=True), TypeError, "alpha must be a finite number, got bool"),
         (dict(predictions=["a"], references=["a"], beta=-1), ValueError, r"beta must be a finite number in \[0, "),
-        (dict(predictions=["a"], references=["a"], gamma="0.5"), TypeError, "gamma must be a number"),
+        (dict(predictions=["a"], references=["a"], gamma="0.5"), TypeError, "gamma must be a finite number, got str"),
         (dict(predictions=["a"], references=["a"], gamma=float("nan")), ValueError, "gamma must be a finite"),
         (dict(predictions=["a"], references=["a"], tokenize="moses"), ValueError, "unknown tokenize='moses'"),
     ],
@@ -156,7 +156,7 @@ def test_missing_wordnet_names_the_fix(monkeypatch, tmp_path):
     with pytest.raises(RuntimeError) as info:
         compute_meteor(["a cat"], ["a cat"])
     message = str(info.value)
-    assert "WordNet 3.0" in message and "pip install 'nlgmetrics[wordnet]'" in message
+    assert "WordNet 3.0" in message and "pip install -e '.[wordnet]'" in message
     assert "python -m nlgmetrics.resources prepare" in message and "never calls nltk.download" in message
 
 

@@ -20,7 +20,6 @@ from learned_checkpoints import DATA, build_metricx, folder_hash, wmt17_lines  #
 from oracle_venv import run_oracle  # noqa: E402
 
 from nlgmetrics.learned.metricx import MetricXScorer, compute_metricx, make_input  # noqa: E402
-from nlgmetrics.signature import weights_digest  # noqa: E402
 
 FIXTURE = json.loads((DATA / "metricx_oracle.json").read_text(encoding="utf-8"))
 
@@ -51,8 +50,16 @@ for name, values in configs.items():
     with torch.device("meta"):
         model = MT5ForConditionalGeneration(MT5Config(**values))
     shapes[name] = {k: list(v.shape) for k, v in model.state_dict().items()}
+# the test checkpoint saved sharded by the pinned transformers' save_pretrained (metricx's MT5ForRegression is an
+# MT5PreTrainedModel with these weights' names), in both formats, with a small max_shard_size
+shard = json.loads(sys.argv[4])
+model = MT5ForConditionalGeneration.from_pretrained(shard["source"])
+saved = {}
+for form, safe in (("sharded-bin", False), ("sharded-safetensors", True)):
+    model.save_pretrained(shard["out"] + "-" + form, safe_serialization=safe, max_shard_size="2MB")
+    saved[form] = sorted(__import__("os").listdir(shard["out"] + "-" + form))
 print(json.dumps({"version": transformers.__version__, "tokenizer": type(tokenizer).__name__, "ids": ids,
-                  "shapes": shapes}))
+                  "shapes": shapes, "saved": saved}))
 """
 
 #: inputs whose last field is empty or ends in whitespace, or that hold </s>, <pad>, <unk> as text, where
@@ -75,6 +82,9 @@ PUBLISHED = {"metricx-24-hybrid-large-v2p6": {**_MT5, "d_model": 1024, "d_ff": 2
              "metricx-24-hybrid-xl-v2p6": {**_MT5, "d_model": 2048, "d_ff": 5120, "num_heads": 32}}
 
 
+SHARDED = {"sharded-bin": "pytorch_model.bin.index.json", "sharded-safetensors": "model.safetensors.index.json"}
+
+
 def _texts() -> list[str]:
     return [make_input(c["hypothesis"], c["reference"], c["source"], c["mode"] == "qe") for c in FIXTURE["cases"]] + [
         make_input(h, r, s, qe) for h, r, s, qe in EDGE]
@@ -89,8 +99,15 @@ def pinned(checkpoint, tmp_path_factory):
         (folder / name).write_bytes((Path(checkpoint) / name).read_bytes())
     texts = folder / "texts.json"
     texts.write_text(json.dumps(_texts()))
-    return run_oracle(PINNED_SCRIPT, str(folder), str(texts), json.dumps(PUBLISHED), requirements=PINNED,
-                      env={"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"})
+    shards = {"source": checkpoint, "out": str(folder / "ckpt")}
+    result = run_oracle(PINNED_SCRIPT, str(folder), str(texts), json.dumps(PUBLISHED), json.dumps(shards),
+                        requirements=PINNED, env={"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"})
+    result["sharded"] = {}
+    for form in SHARDED:
+        result["sharded"][form] = sharded = folder / f"ckpt-{form}"
+        for name in ("spiece.model", "tokenizer.json", "tokenizer_config.json"):  # save_pretrained saved the model
+            (sharded / name).write_bytes((Path(checkpoint) / name).read_bytes())
+    return result
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +171,41 @@ def test_published_configuration_loads(name, pinned, tmp_path):
     assert round(params / 1e9, 2) == {"metricx-24-hybrid-large-v2p6": 1.23, "metricx-24-hybrid-xl-v2p6": 3.74}[name]
 
 
+def _digest(*files) -> str:
+    """The weights digest as documented (nlgmetrics.learned.locate.weights_digest): SHA-256 over each file's name and
+    the SHA-256 of its bytes, in name order, 12 hex digits."""
+    import hashlib
+
+    outer = hashlib.sha256()
+    for path in sorted(files, key=lambda p: p.name):
+        outer.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).hexdigest().encode() + b"\n")
+    return outer.hexdigest()[:12]
+
+
+@pytest.mark.parametrize("form", list(SHARDED))
+def test_sharded_checkpoint_from_metricx_transformers(form, pinned, scorer):
+    """The checkpoint as metricx's pinned transformers (4.30.2) saves it with a small max_shard_size: an index and
+    shards (.bin: the embedding's tied copies saved too; safetensors: aliases removed), the form of the published
+    MetricX-24 XL/XXL. Strict loading reads it and every score is the single-file checkpoint's, metricx's own."""
+    from nlgmetrics.learned.locate import find_weights
+
+    folder = pinned["sharded"][form]
+    assert SHARDED[form] in pinned["saved"][form] and sum(
+        name.endswith((".bin", ".safetensors")) for name in pinned["saved"][form]) >= 3
+    weights = find_weights(folder, "metricx")
+    assert weights.path.name == SHARDED[form] and len(weights.files) >= 3
+    cases = [c for c in FIXTURE["cases"] if c["mode"] == "ref"][:12]
+    inputs = ([c["hypothesis"] for c in cases], [c["reference"] for c in cases], [c["source"] for c in cases])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sharded = MetricXScorer(str(folder), device="cpu")
+        ours = np.array(sharded.score(*inputs, batch_size=8))
+        single = np.array(scorer.score(*inputs, batch_size=8))
+    assert np.array_equal(ours, single)
+    assert np.abs(ours - np.array([c["prediction"] for c in cases])).max() <= 1e-5
+    assert sharded.weights.files == weights.files
+
+
 def test_padded_forward_gives_the_same_scores(scorer, monkeypatch):
     """The padding-free forward is on for mT5 (checked against the padded one at load); the model's own padded
     forward, which other T5 layouts keep, gives metricx's numbers too."""
@@ -189,8 +241,9 @@ def test_compute(checkpoint, scorer):
                              device="cpu")
     assert result["scores"] == pytest.approx([min(a, b) for a, b in zip(single, other)], abs=tolerance)  # lower: better
     assert result["metricx"] == pytest.approx(np.mean(result["scores"]))
+    digest = _digest(Path(checkpoint) / "model.safetensors")
     parts = dict(part.split(":", 1) for part in result["signature"].split("|"))
-    assert parts["model"] == "ckpt" and parts["weights"] == weights_digest(checkpoint) and parts["dtype"] == "float32"
+    assert parts["model"] == "ckpt" and parts["weights"] == digest and parts["dtype"] == "float32"
     assert result["signature"].endswith("|mode:ref|src:yes|max_len:1536|multi_ref:min|version:nlgmetrics-0.1.0")
     no_source = compute_metricx(hyps, refs, checkpoint, device="cpu")["scores"]
     assert no_source == pytest.approx(scorer.score(hyps, refs, [""] * 4), abs=tolerance)  # metricx's README: '' source

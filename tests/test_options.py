@@ -104,10 +104,13 @@ def test_chrf_orders_are_bounded(option):
 
 def test_google_bleu_cost_does_not_depend_on_max_len(monkeypatch):
     """Issue 29.6: google_bleu max_len=10**4 took 16-83 s on a 6-word pair: orders beyond the text are not visited,
-    and the numbers stay nltk's."""
+    and the numbers stay nltk's. Issue 43: max_len=10**9 on one 1,500-word line took ~2.9 GB (every order up to the
+    line's length): min_len and max_len are n-gram orders, bounded by options.MAX_NGRAM_ORDER before any counting."""
     from nltk.translate.gleu_score import corpus_gleu
 
+    from nlgmetrics.errors import LimitError, OptionError
     from nlgmetrics.lexical import gleu
+    from nlgmetrics.options import MAX_NGRAM_ORDER
 
     real = gleu.ngram_counts
 
@@ -118,11 +121,18 @@ def test_google_bleu_cost_does_not_depend_on_max_len(monkeypatch):
     monkeypatch.setattr(gleu, "ngram_counts", bounded)
     gleu._reference_counts.cache_clear()
     preds, refs = ["the cat sat on the mat", "a dog"], [["the cat sat on a mat", "there is a cat"], ["a dog barks"]]
-    for min_len, max_len in [(1, 10**4), (3, 10**9), (7, 10**9)]:
+    for min_len, max_len in [(1, MAX_NGRAM_ORDER), (3, MAX_NGRAM_ORDER), (7, MAX_NGRAM_ORDER)]:
         ours = gleu.compute_google_bleu(preds, refs, tokenizer=str.split, min_len=min_len, max_len=max_len)
         expected = corpus_gleu([[r.split() for r in group] for group in refs], [p.split() for p in preds],
                                min_len=min_len, max_len=min(max_len, 10))  # nltk: orders past the text add nothing
         assert ours["google_bleu"] == expected
+    long_line = [" ".join(f"w{i}" for i in range(1500))]
+    for options, error, match in [({"max_len": 10**9}, LimitError, r"max_len must be an integer in \[1, 32\]"),
+                                  ({"min_len": 10**9}, LimitError, r"min_len must be an integer in \[1, 32\]"),
+                                  ({"min_len": 0}, OptionError, r"min_len must be an integer in \[1, 32\]"),
+                                  ({"min_len": 5, "max_len": 4}, OptionError, "min_len=5 is above max_len=4")]:
+        with pytest.raises(error, match=match):
+            gleu.compute_google_bleu(long_line, long_line, **options)
 
 
 @pytest.mark.parametrize("call", ["compare", "bleu", "chrf", "rouge"])

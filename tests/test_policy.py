@@ -142,6 +142,47 @@ def test_output_options_refuse_links_inputs_and_missing_folders_before_the_work(
     assert {name: open(f, "rb").read() for name, f in files.items() if name != "out"} == before
 
 
+FIGURE_OPTIONS = [(path, action) for path, action in OUTPUT_OPTIONS if action.type.kind == "figure"]
+SHARED_OUTPUTS = [(path, first, second) for path, parser in LEAVES
+                  for i, first in enumerate(a for a in parser._actions if isinstance(a.type, OutputPath))
+                  for second in [a for a in parser._actions if isinstance(a.type, OutputPath)][i + 1:]]
+
+
+def _flag(action) -> str:
+    return max(action.option_strings, key=len)
+
+
+@pytest.mark.parametrize("path,action", FIGURE_OPTIONS, ids=lambda x: "-".join(x) if isinstance(x, tuple)
+                         else _flag(x))
+def test_figure_options_need_matplotlib_before_the_work(path, action, tmp_path, spy, capsys, monkeypatch):
+    """Issue 43: `agree --plot` without matplotlib did the work (6.8 s at k=30000), then failed and printed no
+    report; compare had the same late check. A figure's extra is checked with its path, before the command runs."""
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if not installed
+    argv, _ = _argv(path, action, tmp_path, tmp_path / "figure.png")
+    assert main(argv) == 2, argv
+    line = _one_error_line(capsys.readouterr().err)
+    assert _flag(action) in line and "nlgmetrics[plot]" in line and "pip install -e '.[plot]'" in line, line
+    assert not spy and not (tmp_path / "figure.png").exists()
+
+
+@pytest.mark.parametrize("path,first,second", SHARED_OUTPUTS, ids=lambda x: "-".join(x) if isinstance(x, tuple)
+                         else _flag(x))
+def test_two_outputs_of_one_command_never_name_one_file(path, first, second, tmp_path, spy, capsys):
+    """Issue 43: `agree t.jsonl --plot p.png --scatter p.png` wrote p.png twice, the second figure replacing the
+    first: one command's outputs are checked against each other too (also when they are spelled differently)."""
+    argv, _ = _argv(path, first, tmp_path, tmp_path / "same.png")
+    for other in (tmp_path / "same.png", f"{tmp_path}/./same.png"):
+        assert main([*argv, _flag(second), str(other)]) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert f"is also the {_flag(first)} of this command" in line, line
+    assert not spy and not (tmp_path / "same.png").exists()
+
+
+def test_every_command_with_two_outputs_is_enumerated():
+    assert {(p[0], _flag(a), _flag(b)) for p, a, b in SHARED_OUTPUTS} >= {("agree", "--plot", "--scatter")}
+    assert {p[0] for p, _ in FIGURE_OPTIONS} >= {"agree", "compare", "score"}
+
+
 #: broken files: (name, make(path) -> the path to pass, must_fail: whether every command must refuse it)
 BROKEN = {
     "missing": (lambda p: p / "missing.txt", True),
@@ -291,3 +332,88 @@ def test_an_evaluate_module_never_writes_into_a_checkpoint_folder_given_as_confi
     assert module.compute()["bleu"] == 1.0
     assert list(folder.iterdir()) == []
     assert module.data_dir.startswith(str(tmp_path / "cache"))
+
+
+EXHAUST = r"""
+import resource, sys
+from nlgmetrics.cli import _parser, main
+KEPT = []
+
+def exhaust(args):  # allocates until nothing is left: 1 MiB blocks, then small objects
+    held = KEPT if sys.argv[1] == "global" else []
+    try:
+        while True:
+            held.append(bytearray(1 << 20))
+    except MemoryError:
+        pass
+    while True:
+        held.append(str(len(held)) * 20)
+
+build = _parser.build_parser
+def with_exhausting_list():
+    parser = build()
+    for action in parser._actions:
+        if getattr(action, "choices", None) and "list" in action.choices:
+            action.choices["list"].set_defaults(func=exhaust)
+    return parser
+_parser.build_parser = with_exhausting_list
+used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (used + (192 << 20), resource.RLIM_INFINITY))
+sys.exit(main(["list"]))
+"""
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/statm"), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("held", ["local", "global"])
+@pytest.mark.parametrize("traceback_env", ["", "1"])
+def test_the_boundary_holds_when_memory_is_exhausted(held, traceback_env):
+    """Issue 43: under a 2 GiB cap the CLI boundary itself died with a MemoryError traceback, exit 1 (its handler
+    imported and allocated with no memory left). Memory exhausted by a command (held by its frames or globally):
+    one line and exit 2; with NLGMETRICS_TRACEBACK=1 the traceback too."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NLGMETRICS_TRACEBACK": traceback_env}
+    done = subprocess.run([sys.executable, "-c", EXHAUST, held], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2, done.stderr[-3000:]
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1].startswith("nlgmetrics: error: out of memory") and lines.count(lines[-1]) == 1, done.stderr
+    if traceback_env:
+        assert lines[0] == "Traceback (most recent call last):" and lines[-2] == "MemoryError", done.stderr
+        assert "During handling" not in done.stderr
+    else:
+        assert len(lines) == 1, done.stderr
+
+
+def test_nlgmetrics_without_arguments_prints_the_help(capsys):
+    """Issue 43: `nlgmetrics` alone printed "the following arguments are required: command"."""
+    from nlgmetrics.cli._parser import build_parser
+
+    assert main([]) == 0
+    out, err = capsys.readouterr()
+    assert out == build_parser().format_help() and err == ""
+    for command in ("score", "compare", "agree", "list", "hub"):
+        assert command in out
+
+
+def test_a_name_key_pair_names_its_metric_not_the_closest_spelling(tmp_path, capsys):
+    """Issue 43: `nlgmetrics list bleu:scores` answered "Did you mean 'bertscore'?"."""
+    from nlgmetrics.errors import OptionError
+    from nlgmetrics.registry import metric_name
+
+    assert main(["list", "bleu:scores"]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "'bleu:scores' names the result key 'scores' of the metric bleu; here give the metric itself: bleu" in line
+    assert "bertscore" not in line
+    with pytest.raises(OptionError, match="Did you mean 'bleu'"):
+        metric_name("blue:scores")  # an unknown metric before the colon: the closest one, as for any name
+
+
+def test_an_order_past_its_bound_is_one_line_before_any_counting(tmp_path, capsys):
+    """Issue 43: `score -m google_bleu -o max_len=1000000000` on one 1,500-word line took ~2.9 GB."""
+    line = tmp_path / "long.txt"
+    line.write_text(" ".join(f"w{i}" for i in range(1500)) + "\n", encoding="utf-8")
+    assert main(["score", "-m", "google_bleu", "-p", str(line), "-r", str(line), "-o", "max_len=1000000000"]) == 2
+    assert "max_len must be an integer in [1, 32] (an n-gram order), got 1000000000" in _one_error_line(
+        capsys.readouterr().err)

@@ -106,6 +106,7 @@ class Layout:
     wrong_type: dict  # a setting of the wrong type
     wrapped: bool = False  # the weights file holds {"state_dict": ...} (Lightning's checkpoint)
     safetensors: bool = True  # a model.safetensors in the folder is read in preference
+    shards: bool = True  # save_pretrained's sharded form (an index and its shards) is read too
 
 
 LAYOUTS: dict[str, Layout] = {
@@ -115,7 +116,7 @@ LAYOUTS: dict[str, Layout] = {
                       mismatch={"d_ff": 48}, wrong_type={"num_heads": "four"}),
     "comet": Layout(_comet, "hparams.yaml", "checkpoints/model.ckpt", "estimator.ff.0.weight",
                     mismatch={"hidden_sizes": [40, 16]}, wrong_type={"hidden_sizes": "big"}, wrapped=True,
-                    safetensors=False),
+                    safetensors=False, shards=False),
 }
 #: model-based metrics whose model is not a checkpoint folder this table describes, and why
 NOT_CHECKPOINTS = {"llm_judge": "its model is any causal LM (or a server), loaded by transformers; "
@@ -214,6 +215,44 @@ def _with_state(edit: Callable[[dict, Layout], None]) -> Callable[[Path, Layout]
     return apply
 
 
+def _sharded(folder: Path, layout: Layout) -> dict:
+    """The folder's weights re-saved as save_pretrained shards them (an index and three or more shards in the same
+    format: :func:`learned_checkpoints.save_sharded`); returns the index."""
+    from learned_checkpoints import save_sharded
+
+    weights = folder / layout.weights
+    state = _read_state(weights, layout)
+    weights.unlink()
+    size = sum(t.numel() * t.element_size() for t in state.values())
+    index = save_sharded(state, folder, "bin" if weights.suffix == ".bin" else "safetensors", max(size // 4, 1))
+    assert len(set(index["weight_map"].values())) >= 3
+    return index
+
+
+def _missing_shard(folder: Path, layout: Layout) -> None:
+    index = _sharded(folder, layout)
+    (folder / sorted(set(index["weight_map"].values()))[1]).unlink()
+
+
+def _extra_shard(folder: Path, layout: Layout) -> None:
+    """A shard of another save beside the index's: its name continues the index's numbering, it holds tensors."""
+    index = _sharded(folder, layout)
+    first = sorted(set(index["weight_map"].values()))[0]
+    stem, _, rest = first.partition("-00001-of-")
+    count, suffix = rest.split(".", 1)
+    extra = folder / f"{stem}-{int(count) + 1:05d}-of-{int(count) + 1:05d}.{suffix}"
+    extra.write_bytes((folder / first).read_bytes())
+
+
+def _broken_index(folder: Path, layout: Layout) -> None:
+    _sharded(folder, layout)
+    index = folder / f"{(folder / layout.weights).name}.index.json"
+    index.write_text(index.read_text()[:40])
+
+
+#: cases that only apply to checkpoints save_pretrained writes (sharded forms)
+SHARD_CASES = ("a missing shard", "an extra shard", "a broken shard index")
+
 #: the one table: case -> edit(folder, layout) of a (hard-linked) copy of a good checkpoint
 BROKEN: dict[str, Callable[[Path, Layout], None]] = {
     "not a checkpoint": _not_a_checkpoint,
@@ -225,6 +264,9 @@ BROKEN: dict[str, Callable[[Path, Layout], None]] = {
     "an unused extra weight": _with_state(lambda state, layout: state.update(
         {"extra_head.weight": torch.zeros(3, 2)})),
     "a missing weight": _with_state(lambda state, layout: state.pop(layout.needed)),
+    "a missing shard": _missing_shard,
+    "an extra shard": _extra_shard,
+    "a broken shard index": _broken_index,
 }
 
 #: (metric, case) that fail on main and are fixed on another branch: they must flip when it is merged
@@ -266,6 +308,8 @@ def broken(good, tmp_path_factory):
 def _cases(entry: str):
     for name in METRICS:
         for case in BROKEN:
+            if case in SHARD_CASES and not LAYOUTS[name].shards:
+                continue  # COMET's Lightning checkpoint is one file
             marks = []
             if (name, case) in KNOWN_FAILURES and entry in _FAILS_AT.get((name, case), ("python", "evaluate")):
                 marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[name, case]))

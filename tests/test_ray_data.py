@@ -22,7 +22,7 @@ from nlgmetrics.errors import OptionError  # noqa: E402
 from nlgmetrics.registry import SPECS, available_metrics, get_metric  # noqa: E402
 from nlgmetrics.resources import BUNDLED_ENCODER_ID, bundled_encoder_path  # noqa: E402
 
-from entry_matrix import Outcome, Texts, check, model_options, refusal  # noqa: E402
+from entry_matrix import Outcome, Texts, check, model_options, refusal, utility_signature  # noqa: E402
 from entry_matrix import expected as expected_scores  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a local Ray cluster and actor pools
@@ -237,3 +237,32 @@ def test_judge_key_variable_unset_in_the_actor(monkeypatch):
                                           r"\(export it on every node before `ray start`"):
         MetricScorer(["llm_judge"], reference_columns=(), metric_options={"llm_judge": {
             "model": "m", "backend": "openai", "api_key_env": "NLGMETRICS_TEST_UNSET_KEY"}})
+
+
+def test_mbr_selection_on_ray_equals_single_process(cluster):
+    """select_dataset: one source per row (its 16 candidates a list), a pool of MBRSelector actors; the selection,
+    expected utility and signature of each row are those of nlgmetrics.mbr.mbr in this process."""
+    import gzip
+    import json
+
+    from conftest import DATA
+
+    from nlgmetrics.integration.ray_mbr import select_dataset
+    from nlgmetrics.mbr import mbr
+
+    with gzip.open(DATA / "wmt17_ende_16systems_every10th.json.gz", "rt", encoding="utf-8") as handle:
+        systems = list(json.load(handle)["systems"].values())
+    groups = [[system[i] for system in systems] for i in range(24)]
+    ds = ray.data.from_items([{"id": i, "candidates": group} for i, group in enumerate(groups)], override_num_blocks=3)
+    rows = sorted(select_dataset(ds, "chrf", batch_size=5, concurrency=1, convention="mbrs").take_all(),
+                  key=lambda row: row["id"])
+    expected = mbr(groups, "chrf", convention="mbrs")
+    assert [row["mbr_index"] for row in rows] == expected["index"]
+    assert [row["mbr_text"] for row in rows] == expected["text"]
+    assert [row["mbr_expected_utility"] for row in rows] == expected["expected_utility"]
+    assert {row["mbr_signature"] for row in rows} == {expected["signature"]}
+    # the matrix's row for MBR on Ray (its every-metric row is nlgmetrics mbr's, tests/test_matrix.py): the utility's
+    # signature inside the selection's is chrF's own
+    check("ray_mbr", "chrf", Outcome(None, utility_signature(rows[0]["mbr_signature"])), {}, Texts(["a"], ["a"]))
+    with pytest.raises(ValueError, match="method must be one of"):
+        select_dataset(ds, "chrf", method="fast")

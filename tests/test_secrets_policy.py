@@ -372,3 +372,65 @@ def test_lm_eval_task_yaml_key_is_refused_through_lm_evals_call(planted, tmp_pat
     outputs.add("lm-eval process_results", caught.value)
     assert outputs.leaks() == []
     assert planted["good"].requests == []
+
+
+TOKEN_URL = "git+https://oauth2:ghp_SECRET-F6@github.com/o/x@v1"
+
+
+def test_hub_build_refuses_a_requirement_with_a_credential_before_writing(tmp_path, capsys):
+    """Issue 43: `hub build --requirement 'nlgmetrics @ git+https://oauth2:TOKEN@...'` wrote the token into the Space's
+    requirements.txt (which `hub publish` uploads). Refused by the secrets rule, naming the option, never the value,
+    before anything is written; the Python API the same."""
+    from nlgmetrics import hub
+    from nlgmetrics.cli import main
+
+    for requirement in (f"nlgmetrics @ {TOKEN_URL}", f"nlgmetrics @ {TOKEN_URL} junk",
+                        "nlgmetrics @ https://example.org/x.whl?token=ghp_SECRET-F6"):
+        assert main(["hub", "build", "bleu", "--out", str(tmp_path / "space"), "--requirement", requirement]) == 2
+        out, err = capsys.readouterr()
+        assert "--requirement carry a credential" in err and "requirements.txt" in err and err.count("\n") == 1
+        assert "SECRET" not in out + err and not (tmp_path / "space").exists()
+        with pytest.raises(OptionError, match="--requirement carry a credential") as caught:
+            hub.build_space("bleu", tmp_path / "space", requirement=requirement)
+        assert "SECRET" not in str(caught.value) and not (tmp_path / "space").exists()
+    space = hub.build_space("bleu", tmp_path / "space", requirement="nlgmetrics @ git+https://github.com/o/x@v1")
+    assert (space / "requirements.txt").read_text() == "nlgmetrics @ git+https://github.com/o/x@v1\n"
+
+
+def test_every_project_error_is_one_line_without_credentials():
+    """Issue 43: hub.build_space quoted a requirement's token in a 3-line error. The base class of the project's errors
+    folds every message onto one line and masks credentials, wherever the error is raised or logged."""
+    from nlgmetrics.errors import CheckpointError, MissingExtraError
+    from nlgmetrics.hub import HubError
+
+    for error in (HubError(f"--requirement 'nlgmetrics @ {TOKEN_URL} junk' is not a pip requirement (Expected end\n"
+                           f"    nlgmetrics @ {TOKEN_URL} junk\n        ~~~^)"),
+                  CheckpointError("cannot read https://host/m?token=ghp_SECRET-F6"),
+                  MissingExtraError("x\nAuthorization: Bearer ghp_SECRET-F6", name="torch")):
+        text = str(error)
+        assert "\n" not in text and "SECRET" not in text and "***" in text, text
+    assert "***@github.com" in str(HubError(f"at {TOKEN_URL}"))
+
+
+def test_the_traceback_shown_on_request_is_redacted(monkeypatch, capsys):
+    """Issue 43: with NLGMETRICS_TRACEBACK=1 the traceback printed the token twice (the one-line error was redacted)."""
+    from nlgmetrics.cli import _parser, main
+
+    def command(args):
+        raise RuntimeError(f"cannot fetch {TOKEN_URL}: Authorization: Bearer ghp_SECRET-G7")
+
+    build = _parser.build_parser
+
+    def failing():
+        parser = build()
+        for action in parser._actions:
+            if getattr(action, "choices", None) and "list" in action.choices:
+                action.choices["list"].set_defaults(func=command)
+        return parser
+
+    monkeypatch.setattr(_parser, "build_parser", failing)
+    monkeypatch.setenv("NLGMETRICS_TRACEBACK", "1")
+    assert main(["list"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "RuntimeError: cannot fetch" in err
+    assert "SECRET" not in err and "oauth2" not in err, err

@@ -55,13 +55,21 @@ Args:
     encoder: str, a folder with the encoder's config and tokenizer, when they are not in the Hugging Face cache.
     batch_size: int, sequences per encoder forward (default 16). device: 'cpu', 'cuda', ... (overrides gpus).
     dtype: None (float32) or 'bfloat16'/'float16' (autocast on CUDA).
-    return_signature: bool, also return `signature` (model, references, dtype, version).
+    precision: 'float32' (default: unbabel-comet's Python predict()) or 'half' (float16 weights and arithmetic, as
+        comet-score, comet-compare and comet-mbr 2.2.5+ compute after model.half()).
+    enable_context: bool, unbabel-comet's enable_context (comet-score --enable-context; estimators with average
+        pooling): each text holds its preceding sentences before the separator token ("previous. </s> current.").
+    decoding_threshold: XCOMET's error-span decoding: None (argmax) or a number in [0, 1].
+    return_signature: bool, also return `signature` (model, weights digest, references, dtype, precision, version).
+    return_details: bool, return every key the core computes: `signature`, and for XCOMET `error_spans` (per
+        segment, unbabel-comet's metadata.error_spans: text, confidence, severity, start, end).
     n_bootstrap: int, also return a seeded 95% bootstrap interval of mean_score (mean_score_ci_low/high, ...).
     distributed: sharded encoding under torch.distributed: True, 'auto' (when initialised with several ranks) or
         False (default None: off unless inside nlgmetrics.embed.distributed.sharded_encoding()).
 Returns:
     mean_score: the system score, the mean of the segment scores (HF's key).
     scores: one score per segment (HF's key).
+    error_spans (XCOMET, with return_details=True): per segment, a list of {text, confidence, severity, start, end}.
 Examples:
     The checkpoint is a local folder in Unbabel's layout or a hub id (online, or in the Hugging Face cache); no
     checkpoint ships with nlgmetrics, so the scoring calls are not run here (tests/test_comet.py runs them on
@@ -187,7 +195,8 @@ class COMET(evaluate_support.NLGMetric):
 
     def _compute(self, predictions, references=None, sources=None, gpus=None, progress_bar=False, model=None,
                  encoder=None, batch_size=16, device=None, dtype=None, return_signature=False, n_bootstrap=None,
-                 distributed=None):
+                 distributed=None, precision="float32", enable_context=False, decoding_threshold=None,
+                 return_details=False):
         from nlgmetrics.learned.comet_checkpoint import DEFAULT_CHECKPOINT
         from nlgmetrics.registry import get_metric
 
@@ -200,8 +209,13 @@ class COMET(evaluate_support.NLGMetric):
         result = get_metric("comet")(
             predictions, references, sources=sources, model=model, encoder=encoder, batch_size=batch_size,
             device=device, gpus=gpus, dtype=dtype, progress_bar=progress_bar, n_bootstrap=n_bootstrap,
-            distributed=distributed,
+            distributed=distributed, precision=precision, enable_context=enable_context,
+            decoding_threshold=decoding_threshold,
         )
+        if not isinstance(return_details, bool):
+            raise TypeError(f"comet: return_details must be True or False, got {return_details!r:.40}.")
+        if return_details:
+            return result
         keep = {"mean_score", "scores"}
         if return_signature:
             keep.add("signature")

@@ -77,12 +77,12 @@ Examples:
     >>> judge.compute(predictions=["Paris is the capital."], model=model, template="correctness")
     Traceback (most recent call last):
     ...
-    ValueError: the 'correctness' judge template needs references=[...] (the reference answers), one per prediction.
+    nlgmetrics.errors.OptionError: the 'correctness' judge template needs references=[...] (the reference answers), one per prediction.
     >>> judge.compute(predictions=["Paris is the capital."], model=model,
     ...               template="Rate {answer} from {low} to {high}.")
     Traceback (most recent call last):
     ...
-    ValueError: judge template 'custom' has unknown placeholder(s) {answer} for mode='score'; allowed: {context}, {high}, {low}, {prediction}, {reference}, {source}.
+    nlgmetrics.errors.OptionError: judge template 'custom' has unknown placeholder(s) {answer} for mode='score'; allowed: {context}, {high}, {low}, {prediction}, {reference}, {source}.
 """
 
 

@@ -7,7 +7,7 @@ Formats:
   ``{DATA}-{src}{tgt}-ref.{tgt}`` and ``{lp}/{DATA}.{SYSTEM}.{lp}`` (lines HTML-unescaped), so metrics can be scored.
 - ``mtme``: mt-metrics-eval's score files (``human-scores/{lp}.{rater}.seg.score``,
   ``metric-scores/{lp}/{metric}-{ref}.seg.score``): lines ``SYSTEM<TAB>SCORE`` (``None`` = missing), each system's
-  segments in order; or a test-set folder holding both (:func:`read_mtme_folder`).
+  segments in order; a test-set folder: :mod:`nlgmetrics.agreement.mtme_data`.
 - ``table``: CSV, TSV or JSON Lines with named columns (human, system, item, metric score, hypothesis, reference).
 - ``annotations``: JSON Lines with several annotators and quality dimensions per record (SummEval's layout:
   ``{"id", "model_id", "decoded", "references", "expert_annotations": [{"coherence": 2, ...}, ...]}``); the human
@@ -21,8 +21,15 @@ The reader rule (every format and :meth:`Judgments.from_records` go through it; 
 - a human score is a finite number: empty, ``None``, ``NA``, ``nan``, ``null`` (JSON null or NaN) mark a missing
   judgment, whose record is dropped and counted (``Judgments.dropped``); anything else (text, JSON ``true``/
   ``false``, ``inf``) is an error; a judged record's metric score is a finite number too;
+- a system or item key is text or an integer: null, an empty text, a boolean, a list or an object is an error with
+  its line (never a system named "None");
+- a reference is text or a non-empty list of texts (null, a number, a list holding either is an error with its
+  line), and one item has one set of references: a record whose references differ from those an earlier record gave
+  the same item is an error naming both lines; a judged record's hypothesis is text;
 - a (system, item) given twice, or a metric score file that does not cover the human scores' systems and
-  segments, is an error; a file without records is an error.
+  segments, is an error; a file without records is an error, and an empty file is named as empty.
+
+Every error is an :class:`~nlgmetrics.errors.InputError` (a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from nlgmetrics.errors import InputError
 
 FORMATS = ("wmt-da", "mtme", "table", "annotations")
 
@@ -73,7 +82,10 @@ class Judgments:
             columns["references"] = references
         for name, values in columns.items():
             if len(values) != n:
-                raise ValueError(f"{name} has {len(values)} entries but human has {n}: give one per judgment.")
+                raise InputError(f"{name} has {len(values)} entries but human has {n}: give one per judgment.")
+        for k in range(n):
+            _check_key(systems[k], "system", where[k])
+            _check_key(items[k], "item", where[k])
         system_names = list(dict.fromkeys(str(s) for s in systems))
         item_names = list(dict.fromkeys(str(i) for i in items))
         s_index = {s: k for k, s in enumerate(system_names)}
@@ -84,15 +96,21 @@ class Judgments:
         hyps = [[None] * shape[1] for _ in range(shape[0])] if hypotheses is not None else None
         refs: list[list[str]] | None = [[] for _ in range(shape[1])] if references is not None else None
         seen, dropped = set(), 0
+        given_at: dict[int, str] = {}  # item -> where its references were first given
         for k in range(n):
             s, i = s_index[str(systems[k])], i_index[str(items[k])]
             if (s, i) in seen:
-                raise ValueError(f"{where[k]}: system {system_names[s]!r} item {item_names[i]!r} is given twice: "
+                raise InputError(f"{where[k]}: system {system_names[s]!r} item {item_names[i]!r} is given twice: "
                                  "give each (system, item) once (average repeated judgments first).")
             seen.add((s, i))
             if refs is not None:
-                ref = references[k]
-                refs[i] = [ref] if isinstance(ref, str) else list(ref)
+                ref = _reference(references[k], where[k])
+                if i in given_at and refs[i] != ref:
+                    raise InputError(
+                        f"{where[k]}: item {item_names[i]!r} has the reference(s) {ref!r:.80} here but "
+                        f"{refs[i]!r:.80} at {given_at[i]}: one item has one set of references for every system; "
+                        "fix the file, or give such rows different items.")
+                refs[i], given_at[i] = ref, given_at.get(i, where[k])
             value = human_score(human[k], where[k])
             if value is None:
                 dropped += 1
@@ -101,6 +119,9 @@ class Judgments:
             for name in scores:
                 scores[name][s, i] = _number(metrics[name][k], f"{where[k]}: metric {name!r}")
             if hyps is not None:
+                if not isinstance(hypotheses[k], str):
+                    raise InputError(f"{where[k]}: the hypothesis is {_kind(hypotheses[k])}, not text; give the "
+                                     "system's output text (an empty output is '').")
                 hyps[s][i] = hypotheses[k]
         return cls(system_names, item_names, matrix, scores, hyps, refs, dropped)
 
@@ -108,16 +129,42 @@ class Judgments:
 _MISSING = ("", "none", "na", "nan", "null")
 
 
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__} ({value!r:.40})"
+
+
+def _check_key(value: Any, what: str, where: str) -> None:
+    """A system or item key: text (not blank) or an integer; anything else is an error naming ``where``."""
+    if isinstance(value, str) and value.strip():
+        return
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return
+    shown = "empty" if isinstance(value, str) else _kind(value)
+    raise InputError(f"{where}: the {what} is {shown}; every record names its {what} with text or an integer.")
+
+
+def _reference(value: Any, where: str) -> list[str]:
+    """A record's references as a list of texts: text, or a non-empty list of texts; an error naming ``where``."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(r, str) for r in value):
+        return list(value)
+    bad = next((r for r in value if not isinstance(r, str)), None) if isinstance(value, (list, tuple)) and value \
+        else value
+    shown = "an empty list" if isinstance(value, (list, tuple)) and not value else _kind(bad)
+    raise InputError(f"{where}: the reference is {shown}, not text; give the reference text (or a list of them).")
+
+
 def _number(value: Any, what: str) -> float:
     """A finite number (an int, a float or a numeric string); bools and infinity are refused."""
     if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{what}: {value!r} is a boolean, not a score; give a number.")
+        raise InputError(f"{what}: {value!r} is a boolean, not a score; give a number.")
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{what}: {value!r} is not a number.") from None
+        raise InputError(f"{what}: {value!r} is not a number.") from None
     if not math.isfinite(number):
-        raise ValueError(f"{what}: {value!r} is not a finite number.")
+        raise InputError(f"{what}: {value!r} is not a finite number.")
     return number
 
 
@@ -147,7 +194,7 @@ def read_wmt_da(path: str | Path, pair: str, texts: str | Path | None = None) ->
     header, rows = _rows(path, " ")
     missing = {"LP", "SYSTEM", "SID", "HUMAN"} - set(header)
     if missing:
-        raise ValueError(f"{path}: not a WMT DA file (header LP DATA SYSTEM SID HUMAN); missing "
+        raise InputError(f"{path}: not a WMT DA file (header LP DATA SYSTEM SID HUMAN); missing "
                          f"{', '.join(sorted(missing))}.")
     for line, row in rows:
         pairs.add(row["LP"])
@@ -159,7 +206,7 @@ def read_wmt_da(path: str | Path, pair: str, texts: str | Path | None = None) ->
         where.append(line)
         data.add(row.get("DATA") or "newstest2017")
     if not systems:
-        raise ValueError(f"{path} has no rows for {pair!r}; it has {', '.join(sorted(pairs))}.")
+        raise InputError(f"{path} has no rows for {pair!r}; it has {', '.join(sorted(pairs))}.")
     hypotheses = references = None
     if texts is not None:
         folder, (src, tgt), prefix = Path(texts), pair.split("-"), sorted(data)[0]
@@ -168,11 +215,11 @@ def read_wmt_da(path: str | Path, pair: str, texts: str | Path | None = None) ->
         for system in dict.fromkeys(systems):
             file = folder / pair / f"{prefix}.{system}.{pair}"
             if not file.is_file():
-                raise ValueError(f"no output of system {system!r} for {pair}: {file} is missing.")
+                raise InputError(f"no output of system {system!r} for {pair}: {file} is missing.")
             outputs[system] = [html.unescape(line) for line in _read_lines(file)]
         for sid in items:
             if not sid.isdigit() or not 1 <= int(sid) <= len(reference):
-                raise ValueError(f"SID {sid!r} is not a line number of the {len(reference)}-line reference.")
+                raise InputError(f"SID {sid!r} is not a line number of the {len(reference)}-line reference.")
         hypotheses = [outputs[s][int(i) - 1] for s, i in zip(systems, items)]
         references = [reference[int(i) - 1] for i in items]
     return Judgments.from_records(systems, items, human, None, hypotheses, references, where)
@@ -186,11 +233,11 @@ def read_mtme_scores(path: str | Path, what: str = "score") -> dict[str, list[fl
         if not parts:
             continue
         if len(parts) != 2:
-            raise ValueError(f"{path}:{number}: expected 'SYSTEM<TAB>SCORE', got {line!r}.")
+            raise InputError(f"{path}:{number}: expected 'SYSTEM<TAB>SCORE', got {line!r}.")
         value = human_score(parts[1], f"{path}:{number}")
         scores.setdefault(parts[0], []).append(value)
     if not scores:
-        raise ValueError(f"{path} has no {what}s: an mt-metrics-eval .seg.score file has a line "
+        raise InputError(f"{path} is empty: an mt-metrics-eval {what} file (.seg.score) has a line "
                          "'SYSTEM<TAB>SCORE' per system and segment.")
     return scores
 
@@ -200,7 +247,7 @@ def read_mtme(human: str | Path, metrics: Mapping[str, str | Path] | None = None
     gold = read_mtme_scores(human, "human score")
     lengths = {len(v) for v in gold.values()}
     if len(lengths) != 1:
-        raise ValueError(f"{human}: systems have different numbers of segments ({sorted(lengths)}).")
+        raise InputError(f"{human}: systems have different numbers of segments ({sorted(lengths)}).")
     systems, items, values = [], [], []
     for system, scores in gold.items():
         systems += [system] * len(scores)
@@ -212,30 +259,13 @@ def read_mtme(human: str | Path, metrics: Mapping[str, str | Path] | None = None
         column = []
         for system, human_scores in gold.items():
             if system not in scores:
-                raise ValueError(f"metric {name!r} ({file}) has no scores for system {system!r}.")
+                raise InputError(f"metric {name!r} ({file}) has no scores for system {system!r}.")
             if len(scores[system]) != len(human_scores):
-                raise ValueError(f"metric {name!r} ({file}) has {len(scores[system])} segments for {system!r} but "
+                raise InputError(f"metric {name!r} ({file}) has {len(scores[system])} segments for {system!r} but "
                                  f"the human scores have {len(human_scores)}.")
             column += [math.nan if v is None else v for v in scores[system]]
         metric_columns[name] = column
     return Judgments.from_records(systems, items, values, metric_columns)
-
-
-def read_mtme_folder(folder: str | Path, pair: str, rater: str = "mqm",
-                     metrics: Mapping[str, str | Path] | None = None) -> Judgments:
-    """An mt-metrics-eval test-set folder: ``human-scores/{pair}.{rater}.seg.score`` and every
-    ``metric-scores/{pair}/{metric}.seg.score`` (or the ``metrics`` given)."""
-    folder = Path(folder)
-    if not pair:
-        raise ValueError("reading an mt-metrics-eval folder needs the language pair (--mtme-pair en-de).")
-    human = folder / "human-scores" / f"{pair}.{rater}.seg.score"
-    if not human.is_file():
-        found = sorted(p.name for p in (folder / "human-scores").glob(f"{pair}.*.seg.score"))
-        raise ValueError(f"{human} does not exist; human score files for {pair}: {', '.join(found) or 'none'}.")
-    if metrics is None:
-        files = sorted((folder / "metric-scores" / pair).glob("*.seg.score"))
-        metrics = {file.name.removesuffix(".seg.score"): file for file in files}
-    return read_mtme(human, metrics)
 
 
 def _rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[tuple[str, dict[str, str]]]]:
@@ -251,7 +281,7 @@ def _rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[tuple[str, di
                 where = f"{path}:{reader.line_num}"
                 if None in row or None in row.values():
                     fields = len(header) + len(row.get(None) or []) - sum(v is None for v in row.values())
-                    raise ValueError(f"{where}: malformed row: {fields} fields where the header has "
+                    raise InputError(f"{where}: malformed row: {fields} fields where the header has "
                                      f"{len(header)} ({', '.join(header)}).")
                 yield where, row
 
@@ -267,15 +297,15 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{number}: not JSON ({exc.msg}).") from None
+                    raise InputError(f"{path}:{number}: not JSON ({exc.msg}).") from None
                 if not isinstance(record, dict):
-                    raise ValueError(f"{path}:{number}: expected a JSON object with named fields, got "
+                    raise InputError(f"{path}:{number}: expected a JSON object with named fields, got "
                                      f"{type(record).__name__}.")
                 records.append((f"{path}:{number}", record))
     else:
         records = list(_rows(path, "\t" if path.suffix.lower() == ".tsv" else ",")[1])
     if not records:
-        raise ValueError(f"{path} has no records.")
+        raise InputError(f"{path} has no records.")
     return records
 
 
@@ -284,11 +314,11 @@ def _column(records: list[tuple[str, dict[str, Any]]], key: str, path: Path, fla
     without it its line."""
     first = records[0][1]
     if key not in first:
-        raise ValueError(f"{path} has no column {key!r}; it has {', '.join(map(str, first))}. Name the column "
+        raise InputError(f"{path} has no column {key!r}; it has {', '.join(map(str, first))}. Name the column "
                          f"with {flag}.")
     for where, record in records:
         if key not in record:
-            raise ValueError(f"{where}: the record has no {key!r} field (every record needs one).")
+            raise InputError(f"{where}: the record has no {key!r} field (every record needs one).")
     return [record[key] for _, record in records]
 
 
@@ -326,13 +356,13 @@ def read_annotations(path: str | Path, dimension: str, annotations: str = "exper
     for where, record in records:
         ratings = record.get(annotations)
         if not isinstance(ratings, list):
-            raise ValueError(f"{where}: {annotations!r} must be a list of annotator dicts.")
+            raise InputError(f"{where}: {annotations!r} must be a list of annotator dicts.")
         values = [human_score(r.get(dimension), where) for r in ratings if isinstance(r, dict)]
         values = [v for v in values if v is not None]
         gold.append(float(np.mean(values)) if values else None)
     dims = sorted({key for _, r in records for a in r.get(annotations) or [] if isinstance(a, dict) for key in a})
     if dims and dimension not in dims:
-        raise ValueError(f"{path}: no annotator gives {dimension!r}; dimensions are {', '.join(dims)}.")
+        raise InputError(f"{path}: no annotator gives {dimension!r}; dimensions are {', '.join(dims)}.")
     first = records[0][1]
     hyps = _column(records, hypothesis, path, "hypothesis=") if hypothesis and hypothesis in first else None
     refs = _column(records, reference, path, "reference=") if reference and reference in first else None

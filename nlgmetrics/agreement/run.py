@@ -39,21 +39,14 @@ def metric_scores(judgments: Judgments, metric: str,
 def _scored(judgments: Judgments, metric: str,
             options: Mapping[str, Any] | None = None) -> tuple[str, np.ndarray, str | None]:
     """:func:`metric_scores` and the signature of the scores (:mod:`nlgmetrics.signature`)."""
-    from nlgmetrics.registry import get_spec, metric_name, score
+    from nlgmetrics.registry import get_spec, metric_name, per_example_key, score
     from nlgmetrics.signature import of as signature_of
 
     name, _, wanted = metric.partition(":")
     name = metric_name(name)
     metric = name + (":" + wanted if wanted else "")
     spec = get_spec(name)
-    keys = {k: k for k in spec.headline} if spec.per_example_lists else {c: k for k, c in spec.per_example.items()}
-    keys.update({k: k for k in spec.per_example})
-    if not keys:
-        raise ValueError(f"{name} gives no per-segment score to correlate with segment judgments.")
-    if wanted and wanted not in keys:
-        raise ValueError(f"{name} has no per-segment score {wanted!r}; choose from {', '.join(sorted(keys))}.")
-    default = next((keys[h] for h in spec.headline if h in keys), next(iter(spec.per_example or keys)))
-    key = keys[wanted] if wanted else default
+    _, key = per_example_key(metric)
     missing = [what for what, texts in (("hypothesis", judgments.hypotheses), ("reference", judgments.references))
                if texts is None]
     if missing:
@@ -112,7 +105,9 @@ def agree(
         metric_options: ``{NAME: {option: value}}`` for the metrics scored here (names and option aliases as the
             registry reads them; options under a metric that is not scored are an error).
         levels: ``"segment"`` and/or ``"system"``.
-        statistics: any of :data:`nlgmetrics.agreement.statistics.STATISTICS`.
+        statistics: any of :data:`nlgmetrics.agreement.statistics.STATISTICS`. ``spa`` (soft pairwise accuracy) is
+            a system-level statistic computed from the segment scores: it is reported at system level only (an
+            error when ``levels`` has no ``"system"``).
         average_by: segment level: ``"none"``, ``"item"`` or ``"sys"`` (system level always uses all systems).
         n_resamples: bootstrap resamples of the items for 95% intervals (0: none; at most 100,000). Drawn in
             chunks: memory does not grow with it. Fewer than two judged items: no interval (a warning).
@@ -163,6 +158,9 @@ def agree(
     if n_resamples and (~np.isnan(human)).any(axis=0).sum() < 2:
         warn("agree: one judged item: no bootstrap interval (resampling the items would give the same data every "
              "time, a zero-width interval); judge at least two items for intervals.")
+    if "spa" in statistics and "system" not in levels:
+        raise ValueError("spa (soft pairwise accuracy) is a system-level statistic (from the segment scores): "
+                         "add the level 'system' (--level system).")
     for level in levels:
         if level == "system":
             level_human = A.system_scores(human, human)[:, None]
@@ -171,9 +169,12 @@ def agree(
         else:
             level_human, level_scores, average = human, scores, average_by
         for statistic in statistics:
+            if statistic == "spa" and level == "segment":
+                continue
+            stat_human, stat_scores = (human, scores) if statistic == "spa" else (level_human, level_scores)
             names, results, matrix, ranks = A.significance_clusters(
-                level_human, level_scores, statistic, average, k=k, seed=seed, alpha=alpha,
-                threshold=threshold) if k else _unranked(level_human, level_scores, statistic, average, threshold)
+                stat_human, stat_scores, statistic, average, k=k, seed=seed, alpha=alpha,
+                threshold=threshold) if k else _unranked(stat_human, stat_scores, statistic, average, threshold)
             pvalues[f"{level}/{statistic}"] = {"order": names[: len(matrix)], "matrix": matrix.tolist()}
             if statistic == "pearson" and average == "none" and len(matrix) > 1:
                 order = names[: len(matrix)]
@@ -346,14 +347,12 @@ def plot(result: Mapping[str, Any], path: str | Path, scatter: Mapping[str, Any]
     """Write a figure of :func:`agree`'s result: per level and statistic, each metric's value with its bootstrap
     interval, coloured by significance cluster. ``scatter={"human": matrix, "metrics": {name: matrix}}`` adds a
     scatter of the metric against the human scores per metric. Needs matplotlib (the ``plot`` extra)."""
-    try:
-        import matplotlib
+    path = check_plot_path(path)  # the output rule, matplotlib (the [plot] extra) included: before any work
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("plotting needs matplotlib: pip install 'nlgmetrics[plot]'.") from None
-    path = check_plot_path(path)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     rows = result["rows"]
     panels = list(dict.fromkeys(_panel(r) for r in rows))
     titles = _panel_names(panels)

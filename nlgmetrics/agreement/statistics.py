@@ -21,6 +21,22 @@ the metric scores of a group, ``sgn`` the sign, pairs ``i < j``:
 - ``acc_eq``: accuracy with tie calibration (acc*_eq, Deutsch et al. 2023): metric pairs closer than ``epsilon``
   count as ties, ``epsilon`` chosen (among 0 and every pair's metric difference) to maximise the average accuracy
   over the groups; the smallest such ``epsilon`` is kept. mt-metrics-eval's exact search (``sample_rate=1``).
+- ``pdp``: pairwise-difference Pearson (mt-metrics-eval's ``Pearson(..., pdp=True)``; ``correlation(...,
+  pdp=True)``): Pearson over ``(g_j - g_i, m_j - m_i)`` for every ordered pair of judged cells of a group (``i = j``
+  included), one pooled vector: ``average_by`` chooses the groups (``item``: the systems of an item, WMT's use;
+  ``sys``: the items of a system; ``none``: all cells) and does not average. Equal to ``sum_r n_r C_r / sqrt(sum_r
+  n_r SSg_r sum_r n_r SSm_r)`` over groups of ``n_r`` judged cells (``C``, ``SS``: centred cross and square sums),
+  computed so in O(cells). A group narrower than 2 (one system per item, one item per system, at system level by
+  system) is an error, as there.
+- ``spa``: soft pairwise accuracy (WMT24's system-level primary; mt-metrics-eval's ``PairwiseConfidenceError`` as
+  ``1 - PCE``), from segment scores: for every pair of systems ``i < j``, the permutation p-value that i beats j
+  (:func:`spa_p_values`: 1,000 sign flips of the per-item differences, ``default_rng(4)``, float32 sums as there),
+  from the human and from the metric scores; ``spa = 1 - mean_{i<j} |p_human - p_metric|``. It uses the systems
+  with a human score, on the items judged for every one of them (mt-metrics-eval drops the missing cells and
+  reshapes: an error when systems lack different numbers of items, other items paired when they lack as many in
+  different places). Its p-values follow the system order: mt-metrics-eval's is a Python set's (with
+  ``PYTHONHASHSEED``); a pair whose permuted sums tie the observed one counts for ``i`` beating ``j`` and for ``j``
+  beating ``i``, so another order can move a value by a few thousandths of a pair. ``average_by`` does not apply.
 
 Significance (mt-metrics-eval's ``PermutationSigDiff``, PERM-BOTH of Deutsch et al. 2021): both metrics'
 judged scores are z-scored, and in each of ``k`` draws every cell's two scores are swapped with probability 1/2;
@@ -37,7 +53,16 @@ arithmetic, so draws equal to the observation tie exactly there; here they tie u
 cells is exactly +-1 (scipy's value). A draw that ties the observation in exact arithmetic but not in
 mt-metrics-eval's floating-point sums (its ``acc_eq`` keeps a running sum) is counted here and not there: one
 draw in 100 in one of the oracle's cases (p 0.72 vs 0.71). A constant metric z-scores to zeros where its statistic
-is defined (``accuracy``, ``kendall_like``, ``acc_eq``; mt-metrics-eval: NaN).
+is defined (``accuracy``, ``kendall_like``, ``acc_eq``, ``spa``; mt-metrics-eval: NaN).
+
+The test of ``spa`` is mt-metrics-eval's (``CompareMetricsWithPairwiseConfidenceError``: the PERM-BOTH test above
+over the judged cells in system order, each draw's two mixtures scored with ``spa``) with its arithmetic: float32
+p-values as :func:`spa_p_values` computes them (its matrix products are bitwise those of its per-matrix calls, several
+matrices at once), float64 ``1 - mean``, and a draw counts when its difference is ``>=`` the observed one exactly (no
+:data:`TIE_TOLERANCE`: SPA values are few and tie often). Same seed, same draws, same p-values (the tests compare
+them for equality). mt-metrics-eval has no test of ``pdp`` (its permutation test passes ``pdp`` to scipy's
+``pearsonr``, which refuses it): here it is the same PERM-BOTH test over the judged cells in system order, checked
+against mt-metrics-eval's ``PermutationSigDiff`` run with its own PDP as the statistic.
 
 Where this differs from mt-metrics-eval, on purpose: an undefined statistic is None with a reason (mt-metrics-eval:
 0 or NaN); ``acc_eq`` searches every pair (``sample_rate=1``; exact ties between thresholds go to the smallest);
@@ -55,15 +80,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import scipy.stats
 
-STATISTICS = ("pearson", "spearman", "kendall_b", "kendall_c", "kendall_like", "accuracy", "acc_eq")
+STATISTICS = ("pearson", "spearman", "kendall_b", "kendall_c", "kendall_like", "accuracy", "acc_eq", "pdp", "spa")
 AVERAGES = ("none", "item", "sys")
 DARR_THRESHOLD = 25.0
 _CELLS_PER_CHUNK = 4_000_000  # pair differences held at once
 _SORTED_FROM = 64  # group size from which pair counts (no tie threshold) come from sorting, row by row
+#: soft pairwise accuracy: permutations per system pair and their seed (mt-metrics-eval's
+#: ``pce.compute_pairwise_p_values`` defaults, which ``PairwiseConfidenceError`` uses)
+SPA_PERMUTATIONS = 1000
+SPA_SEED = 4
+_SPA_CELLS = 2**22  # float32 null differences (permutations x matrices x systems^2) held at once
 
 
 @dataclass(frozen=True)
@@ -86,6 +117,8 @@ class _Layout:
     order: np.ndarray
     by_size: dict[int, np.ndarray]
     n_groups: int
+    group_of: np.ndarray | None = None  # pdp: the group (item, system or 0) of each cell in ``order``
+    shape: tuple[int, int] | None = None  # spa: (systems, items) of the complete items, ``order`` system-major
 
 
 def _check_statistic(statistic: str, average_by: str) -> None:
@@ -94,6 +127,9 @@ def _check_statistic(statistic: str, average_by: str) -> None:
     if average_by not in AVERAGES:
         raise ValueError(f"average_by must be one of {', '.join(AVERAGES)} (mt-metrics-eval's names), "
                          f"got {average_by!r}.")
+    if statistic == "spa" and average_by != "none":
+        raise ValueError("spa compares every pair of systems over all items (a system-level statistic from "
+                         f"segment scores): average_by does not apply; give 'none', not {average_by!r}.")
 
 
 def as_matrix(scores: object, name: str) -> np.ndarray:
@@ -118,6 +154,35 @@ def _layout(human: np.ndarray, average_by: str) -> _Layout:
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
     by_size = {int(size): starts[sizes == size][:, None] + np.arange(size) for size in np.unique(sizes) if size >= 2}
     return _Layout(rows[judged], by_size, int((sizes >= 2).sum()))
+
+
+def _statistic_layout(human: np.ndarray, statistic: str | None, average_by: str) -> _Layout:
+    """The cells a statistic uses, in order. ``pdp``: every judged cell in system order, each with its group
+    (item, system or one group; at least two cells per group as mt-metrics-eval reshapes them, judged or not).
+    ``spa``: the systems with a judged cell, on the items judged for every one of them, in system order. The
+    others: :func:`_layout` (grouped by ``average_by``)."""
+    if statistic == "pdp":
+        width = {"item": human.shape[0], "sys": human.shape[1], "none": human.size}[average_by]
+        if width < 2:
+            what = {"item": "systems", "sys": "items", "none": "cells"}[average_by]
+            raise ValueError(f"pdp (pairwise-difference Pearson) with average_by={average_by!r} takes differences "
+                             f"between the {what} of each group and there is {width}: it needs at least 2 "
+                             "(mt-metrics-eval: 'Pairwise diffs cannot be calculated for less than 2 systems').")
+        base = _layout(human, "none")
+        systems, items = np.divmod(base.order, human.shape[1])
+        group = {"item": items, "sys": systems, "none": np.zeros_like(items)}[average_by]
+        return _Layout(base.order, base.by_size, int((np.bincount(group) >= 2).sum()) if group.size else 0,
+                       group_of=group)
+    if statistic == "spa":
+        judged = ~np.isnan(human)
+        systems = judged.any(axis=1)
+        items = judged[systems].all(axis=0) if systems.any() else np.zeros(human.shape[1], dtype=bool)
+        order = np.arange(human.size).reshape(human.shape)[systems][:, items].ravel()
+        shape = (int(systems.sum()), int(items.sum()))
+        defined = shape[0] >= 2 and shape[1] >= 1
+        return _Layout(order, {order.size: np.arange(order.size)[None]} if defined else {}, int(defined),
+                       shape=shape)
+    return _layout(human, average_by)
 
 
 # -- per-group statistics: gold (G, L), metric (k, G, L) -> values (k, G) and weights (k, G) ----------------------
@@ -264,6 +329,78 @@ def _average(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return np.where(w.sum(-1) > 0, (np.where(defined, values, 0.0) * w).sum(-1) / w.sum(-1), np.nan)
 
 
+def _pdp(gold: np.ndarray, metric: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Pairwise-difference Pearson of each row of ``metric`` (k, n) with ``gold`` (n,), cells grouped by
+    ``group``: Pearson over the differences ``x_j - x_i`` of every ordered pair of cells in a group (``i = j``
+    included, as mt-metrics-eval enumerates them). Those differences have mean 0 and, per group of ``n_r`` cells,
+    ``sum dg dm = 2 n_r sum (g - mean g)(m - mean m)``, so ``r = sum_r n_r C_r / sqrt(sum_r n_r SSg_r *
+    sum_r n_r SSm_r)`` (centred per group); NaN when every group's human or metric scores are constant."""
+    order = np.argsort(group, kind="stable")
+    counts = np.bincount(group)
+    counts = counts[counts > 0]
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+
+    def centred(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = x[..., order]
+        means = np.add.reduceat(x, starts, axis=-1) / counts
+        flat = np.maximum.reduceat(x, starts, axis=-1) == np.minimum.reduceat(x, starts, axis=-1)
+        out = np.where(np.repeat(flat, counts, axis=-1), 0.0, x - np.repeat(means, counts, axis=-1))
+        return out, flat.all(axis=-1)
+
+    g, g_flat = centred(gold)
+    m, m_flat = centred(metric)
+    weight = np.repeat(counts, counts).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (m * (weight * g)).sum(-1) / np.sqrt((weight * g * g).sum() * (weight * m * m).sum(-1))
+    return np.where(m_flat | g_flat, np.nan, np.clip(r, -1.0, 1.0))
+
+
+@lru_cache(maxsize=2)
+def _spa_signs(n_items: int, permutations: int = SPA_PERMUTATIONS, seed: int = SPA_SEED) -> np.ndarray:
+    """mt-metrics-eval's permutation signs (``2m - 1``, float32, (permutations, n_items)): ``default_rng(seed)
+    .random(dtype=float32)``, rounded to 0/1, times 2, minus 1, as ``pce.compute_pairwise_p_values`` makes them."""
+    signs = np.random.default_rng(seed).random(size=(permutations, n_items), dtype=np.float32)
+    np.rint(signs, out=signs, casting="same_kind")
+    signs *= 2.0
+    signs -= 1.0
+    signs.flags.writeable = False
+    return signs
+
+
+def spa_p_values(scores: np.ndarray) -> np.ndarray:
+    """Per matrix of segment scores ``(..., n_systems, n_items)``, the p-value that system i beats system j for
+    every pair ``i < j`` (``np.triu_indices`` order): the share of :data:`SPA_PERMUTATIONS` sign permutations
+    (seed :data:`SPA_SEED`) whose ``sum_t s_t (x_it - x_jt)`` reaches the observed ``sum_t (x_it - x_jt)``, with
+    mt-metrics-eval's arithmetic: float32 scores, system sums by numpy's float32 sum, permuted sums by one float32
+    matrix product, ``>=`` (its ties: a float64 or other-order sum flips draws). Matrices are multiplied in
+    batches (the product of each is the same), at most :data:`_SPA_CELLS` null differences at once."""
+    scores = np.asarray(scores, dtype=np.float32)
+    batch = scores.reshape(-1, *scores.shape[-2:])
+    n_sys, n_items = batch.shape[1:]
+    signs = _spa_signs(n_items)
+    totals = np.sum(batch, axis=-1)
+    counts = np.empty((len(batch), n_sys * (n_sys - 1) // 2), dtype=np.int64)
+    step = max(1, _SPA_CELLS // max(1, len(signs) * n_sys))
+    for start in range(0, len(batch), step):
+        chunk, total = batch[start : start + step], totals[start : start + step]
+        # (matrices, systems, permutations): the same products as signs @ chunk.T, laid out for the reductions
+        partial = np.matmul(chunk.reshape(-1, n_items), signs.T).reshape(len(chunk), n_sys, len(signs))
+        column = 0
+        for i in range(n_sys - 1):
+            observed = total[:, i : i + 1] - total[:, i + 1 :]
+            null = partial[:, i : i + 1] - partial[:, i + 1 :]
+            counts[start : start + len(chunk), column : column + n_sys - 1 - i] = (null >= observed[..., None]).sum(-1)
+            column += n_sys - 1 - i
+    return (counts / len(signs)).reshape(*scores.shape[:-2], counts.shape[1])
+
+
+def _spa(gold: np.ndarray, metric: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Soft pairwise accuracy of each row of ``metric`` (k, systems * items, system-major): ``1 - mean_{i<j}
+    |p_human(i, j) - p_metric(i, j)|`` (mt-metrics-eval's ``compute_one_minus_pce``)."""
+    human = spa_p_values(gold.reshape(shape))
+    return 1.0 - np.mean(np.abs(human - spa_p_values(metric.reshape(-1, *shape))), axis=-1)
+
+
 def _take(metric: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """``metric[:, positions]``, as a view when the positions are one contiguous run (no grouping)."""
     start = positions[0, 0]
@@ -275,6 +412,10 @@ def _take(metric: np.ndarray, positions: np.ndarray) -> np.ndarray:
 def _batched(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _Layout, epsilon: float,
              threshold: float) -> np.ndarray:
     """The averaged statistic for each row of ``metric`` (k, n_cells in layout order): (k,)."""
+    if statistic == "pdp":
+        return _pdp(gold, metric, layout.group_of)
+    if statistic == "spa":
+        return _spa(gold, metric, layout.shape)
     values, weights = [], []
     for positions in layout.by_size.values():
         v, w = _group_values(statistic, gold[positions], _take(metric, positions), epsilon, threshold)
@@ -314,7 +455,8 @@ def _calibrate_ties(gold: np.ndarray, metric: np.ndarray, layout: _Layout) -> tu
     return float(thresholds[best]), float(taus[best]) / layout.n_groups
 
 
-def _prepare(human: object, metric: object, average_by: str) -> tuple[np.ndarray, np.ndarray, _Layout]:
+def _prepare(human: object, metric: object, average_by: str, statistic: str | None = None
+             ) -> tuple[np.ndarray, np.ndarray, _Layout]:
     h, m = as_matrix(human, "human"), as_matrix(metric, "metric")
     if h.shape != m.shape:
         raise ValueError(f"human scores are {h.shape[0]} systems x {h.shape[1]} items but metric scores are "
@@ -325,16 +467,22 @@ def _prepare(human: object, metric: object, average_by: str) -> tuple[np.ndarray
     if not np.isfinite(m[judged]).all():
         raise ValueError("the metric has no finite score for some judged cell (NaN or infinity where a human score "
                          "exists): score every judged segment.")
-    layout = _layout(h, average_by)
+    layout = _statistic_layout(h, statistic, average_by)
     return h.ravel()[layout.order], m.ravel()[layout.order], layout
 
 
 def correlation(human: object, metric: object, statistic: str = "pearson", average_by: str = "none",
-                threshold: float = DARR_THRESHOLD) -> Correlation:
+                threshold: float = DARR_THRESHOLD, pdp: bool = False) -> Correlation:
     """One agreement statistic of ``metric`` with ``human`` (matrices ``(n_systems, n_items)``, NaN/None for a
-    missing human score; see the module docstring for the formulas)."""
+    missing human score; see the module docstring for the formulas). ``pdp=True`` is mt-metrics-eval's
+    ``Pearson(..., pdp=True)``, the statistic ``"pdp"`` (an error for any other statistic than Pearson)."""
+    if pdp:
+        if statistic not in ("pearson", "pdp"):
+            raise ValueError(f"pdp=True (pairwise-difference Pearson) applies to Pearson only, not {statistic!r} "
+                             "(as mt-metrics-eval's 'pdp is not supported for correlations other than Pearson').")
+        statistic = "pdp"
     _check_statistic(statistic, average_by)
-    gold, metric_cells, layout = _prepare(human, metric, average_by)
+    gold, metric_cells, layout = _prepare(human, metric, average_by, statistic)
     return _correlation(statistic, gold, metric_cells, layout, threshold)
 
 
@@ -342,6 +490,11 @@ def _correlation(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _
                  threshold: float) -> Correlation:
     cells = int(sum(p.size for p in layout.by_size.values()))
     if not layout.n_groups:
+        if statistic == "spa":
+            systems, items = layout.shape
+            reason = (f"{systems} system(s) with human scores: spa compares pairs of systems" if systems < 2 else
+                      "no item is judged for every system (spa compares systems on the same items)")
+            return Correlation(None, reason, 0, 0)
         return Correlation(None, "no group of two or more judged cells to correlate", 0, cells)
     if statistic == "acc_eq":
         epsilon, value = _calibrate_ties(gold, metric, layout)
@@ -349,8 +502,9 @@ def _correlation(statistic: str, gold: np.ndarray, metric: np.ndarray, layout: _
     else:
         value, extra = float(_batched(statistic, gold, metric[None], layout, 0.0, threshold)[0]), {}
     if math.isnan(value):
-        reason = {"kendall_like": f"no pair of cells whose human scores differ by {threshold:g} or more"}.get(
-            statistic, "the human or the metric scores are constant in every group")
+        reason = {"kendall_like": f"no pair of cells whose human scores differ by {threshold:g} or more",
+                  "pdp": "the human or the metric scores are constant in every group (no pairwise difference)"
+                  }.get(statistic, "the human or the metric scores are constant in every group")
         return Correlation(None, reason, layout.n_groups, cells, **extra)
     return Correlation(value, None, layout.n_groups, cells, **extra)
 
@@ -415,8 +569,8 @@ def permutation_test(human: object, metric_a: object, metric_b: object, statisti
     see the module docstring), the observed difference ``stat(b) - stat(a)`` and the number of draws used."""
     _check_statistic(statistic, average_by)
     check_draws(k)
-    gold, a, layout = _prepare(human, metric_a, average_by)
-    _, b, _ = _prepare(human, metric_b, average_by)
+    gold, a, layout = _prepare(human, metric_a, average_by, statistic)
+    _, b, _ = _prepare(human, metric_b, average_by, statistic)
     full = (as_matrix(metric_a, "metric").ravel(), as_matrix(metric_b, "metric").ravel())
     n_draw = full[0].size if statistic == "acc_eq" else len(gold)
     return _permutation(statistic, gold, a, b, layout, k, _Draws(seed, n_draw), params, threshold, full)
@@ -436,7 +590,7 @@ def _zscore(values: np.ndarray, statistic: str) -> np.ndarray:
     finite = values[np.isfinite(values)]
     std = finite.std() if finite.size else 0.0
     if std == 0:
-        if statistic in ("accuracy", "kendall_like", "acc_eq"):
+        if statistic in ("accuracy", "kendall_like", "acc_eq", "spa"):
             return np.where(np.isfinite(values), 0.0, values)
         raise ValueError(f"a metric gives every judged cell the same score: its {statistic} is undefined, so it "
                          "cannot be tested for significance.")
@@ -465,6 +619,7 @@ def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray,
         return np.nan_to_num(values, nan=0.0)  # mt-metrics-eval: an average of no defined group is 0
 
     delta = float(stat(zb[None])[0] - stat(za[None])[0])
+    tolerance = 0.0 if statistic == "spa" else TIE_TOLERANCE  # spa: mt-metrics-eval's own arithmetic, exact ties
     count = used = 0
     stream, pending = draws.chunks(), np.zeros((0, draws.n_cells), dtype=bool)
     while used < k:
@@ -478,7 +633,7 @@ def _permutation(statistic: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray,
             stat_a, stat_b = _pearson_of_mixtures(gold, za, zb, keep)
         else:
             stat_a, stat_b = stat(np.where(keep, za, zb)), stat(np.where(keep, zb, za))
-        count += int((stat_b - stat_a >= delta - TIE_TOLERANCE).sum())
+        count += int((stat_b - stat_a >= delta - tolerance).sum())
         used += take
         if used % params.block_size == 0 and not params.early_min <= count / used <= params.early_max:
             break
@@ -548,7 +703,7 @@ def significance_clusters(human: object, metrics: Mapping[str, object], statisti
     outside any cluster (rank None)."""
     _check_statistic(statistic, average_by)
     check_draws(k)
-    prepared = {name: _prepare(human, scores, average_by) for name, scores in metrics.items()}
+    prepared = {name: _prepare(human, scores, average_by, statistic) for name, scores in metrics.items()}
     full = {name: as_matrix(scores, "metric").ravel() for name, scores in metrics.items()}
     results = {name: _correlation(statistic, g, m, layout, threshold) for name, (g, m, layout) in prepared.items()}
     defined = sorted((n for n in results if results[n].value is not None), key=lambda n: (-results[n].value, n))
@@ -599,7 +754,7 @@ def bootstrap_interval(human: object, metric: object, statistic: str = "pearson"
         raise ValueError(f"level must be 'segment' or 'system', got {level!r}.")
     check_resamples("n_resamples", n_resamples)
     h, m = as_matrix(human, "human"), as_matrix(metric, "metric")
-    _prepare(h, m, average_by)  # checks
+    _prepare(h, m, average_by, statistic)  # checks
     if (~np.isnan(h)).any(axis=0).sum() < 2:
         return None, None
     values: list[np.ndarray] = []
@@ -610,10 +765,10 @@ def bootstrap_interval(human: object, metric: object, statistic: str = "pearson"
             continue
         for columns in indices:
             sub_h, sub_m, average = h[:, columns], m[:, columns], average_by
-            if level == "system":
+            if level == "system" and statistic != "spa":  # spa: a system-level statistic of segment scores
                 sub_h, sub_m = system_scores(sub_h, sub_h)[:, None], system_scores(sub_m, sub_h)[:, None]
                 average = "none"
-            gold, cells, layout = _prepare(sub_h, sub_m, average)
+            gold, cells, layout = _prepare(sub_h, sub_m, average, statistic)
             value = _correlation(statistic, gold, cells, layout, threshold).value
             values.append(np.array([math.nan if value is None else value]))
     drawn = np.concatenate(values)
@@ -666,7 +821,7 @@ def system_scores(scores: np.ndarray, human: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
-    "AVERAGES", "Correlation", "DARR_THRESHOLD", "MAX_DRAWS", "PermutationParams", "STATISTICS", "TIE_TOLERANCE",
-    "as_matrix", "assign_ranks", "bootstrap_interval", "check_draws", "correlation", "permutation_test",
-    "significance_clusters", "system_scores", "williams_test",
+    "AVERAGES", "Correlation", "DARR_THRESHOLD", "MAX_DRAWS", "PermutationParams", "SPA_PERMUTATIONS", "SPA_SEED",
+    "STATISTICS", "TIE_TOLERANCE", "as_matrix", "assign_ranks", "bootstrap_interval", "check_draws", "correlation",
+    "permutation_test", "significance_clusters", "spa_p_values", "system_scores", "williams_test",
 ]

@@ -5,6 +5,10 @@
                      [--progress auto|on|off] [--plot-alignment PNG [--plot-index I]]
     nlgmetrics compare -r ref.txt [-r ref2.txt] [-s src.txt] --baseline base.txt sys1.txt ... [-m bleu rouge ...]
                        [--paired-bs | --paired-ar] [--format table|markdown|json|csv] [--plot out.png]
+    nlgmetrics mbr -c CANDIDATES [-n N] [-s SOURCES] [-m METRIC] [-o key=value ...] [--method exact|aggregate|centroid]
+                   [--convention comet-mbr|mbrs] [--top-k K --qe-metric NAME [--qe-option key=value ...]]
+                   [--samples FILE --num-samples M] [-f text|jsonl|json] [--output FILE [--overwrite]]
+    nlgmetrics rerank -c CANDIDATES [-n N] (-s SOURCES | -r REFERENCES) -m METRIC [-o key=value ...] [-f ...]
     nlgmetrics list [METRIC ...] [--options]
     nlgmetrics --version
     nlgmetrics baseline --model MODEL (--lang LANG | --out FILE) --corpus FILE [--overwrite]
@@ -29,8 +33,8 @@ MoverScore's transport flow or BERTScore's similarities.
 
 Every error names the problem and the fix, exits with code 2 and prints no traceback (:mod:`._boundary`).
 
-One module per subcommand (``score``, ``baseline``, ``compare``, ``agree``, ``listing``, ``hub``), each with
-``add_parser`` and its command function; :mod:`._parser` assembles them.
+One module per subcommand (``score``, ``baseline``, ``compare``, ``agree``, ``mbr``, ``rerank``, ``listing``,
+``hub``), each with ``add_parser`` and its command function; :mod:`._parser` assembles them.
 """
 
 from __future__ import annotations

@@ -92,6 +92,8 @@ def format_results(results: dict[str, dict], fmt: str) -> str:
                     rows += [[metric, f"{key}.{k}", v] for k, v in value.items()]
                 else:
                     rows.append([metric, key, value])
+        # a cell holding a structure (XCOMET's error spans of one segment) is written as JSON, not as Python's repr
+        rows = [[json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v for v in row] for row in rows]
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(rows)
         return buffer.getvalue().rstrip("\n")

@@ -28,12 +28,24 @@ def option_types(metric: str) -> dict[str, Any]:
     return get_spec(metric).option_types()
 
 
+_FUNCTION = "a Python function (not settable from the command line; use the Python API)"
+
+
 def _describe(tp: Any) -> str:
+    """What ``-o KEY=VALUE`` takes for an option of type ``tp``; a union with a function member says the function is
+    for the Python API only, since the command line sets the others (``tokenizer``: text, ``-o tokenizer=intl``)."""
     origin = typing.get_origin(tp) or tp
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(tp)
-        names = ("null" if arg is type(None) and str in args else _describe(arg) for arg in args)
-        return " or ".join(dict.fromkeys(names))
+        callables = [arg for arg in args if (typing.get_origin(arg) or arg) is collections.abc.Callable]
+        names = ["null" if arg is type(None) and str in args else _describe(arg) for arg in args
+                 if arg not in callables]
+        if "a JSON value or text" in names:  # typing.Any among them: it reads any text already
+            names = [name for name in names if name != "text"]
+        shown = " or ".join(dict.fromkeys(names))
+        if callables and names:
+            return f"{shown} (a Python function too, from the Python API only)"
+        return shown or _FUNCTION
     if tp is type(None):
         return "none"
     if tp is bool:
@@ -49,7 +61,7 @@ def _describe(tp: Any) -> str:
     if origin in _SEQUENCES:
         return "a JSON list such as '[\"a\", \"b\"]'"
     if origin is collections.abc.Callable:
-        return "a Python function (not settable from the command line; use the Python API)"
+        return _FUNCTION
     return "a JSON value or text"
 
 

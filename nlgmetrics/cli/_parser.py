@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 
 from nlgmetrics import __version__
-from nlgmetrics.cli import agree, baseline, compare, hub, listing, score
+from nlgmetrics.cli import agree, baseline, compare, hub, listing, mbr, rerank, score
 from nlgmetrics.cli._boundary import OneLineParser
 
-#: every subcommand's module: ``add_parser(subparsers, progress_help)`` adds it and sets ``func`` to its command.
-COMMANDS = (score, baseline, compare, agree, listing, hub)
+#: every subcommand's module: ``add_parser(subparsers, progress_help)`` adds it and sets ``func`` to its command;
+#: ``EXTRAS``, where a module has it, names the pip extras the command needs (checked before it runs).
+COMMANDS = (score, baseline, compare, agree, mbr, rerank, listing, hub)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,8 +2,9 @@
 reads has ``type=InputPath()``, one that names a file or folder it writes has ``type=OutputPath(...)``.
 
 :func:`check_outputs` runs in the error boundary after parsing and before the command: every output option's value
-is checked by :mod:`nlgmetrics._outputs` against every input of the same command line (never a link, never an input,
-its folder existing, an existing file replaced only as the kind allows) and replaced by the path to write.
+is checked by :mod:`nlgmetrics._outputs` against every input and every other output of the same command line (never a
+link, never an input, never the file another output option names, its folder existing, an existing file replaced only
+as the kind allows; a figure needs matplotlib) and replaced by the path to write.
 """
 
 from __future__ import annotations
@@ -48,15 +49,16 @@ class OutputPath:
     def __call__(self, text: str) -> str:
         return text
 
-    def check(self, flag: str, value: str, inputs: list[str]) -> Path:
+    def check(self, flag: str, value: str, inputs: list[str], others: dict[str, Path] | None = None) -> Path:
+        """``value`` checked by :mod:`nlgmetrics._outputs` (``others``: the command's outputs checked so far)."""
         try:
             if self.kind == "figure":
-                return _outputs.figure_target(value, inputs=inputs,
+                return _outputs.figure_target(value, inputs=inputs, others=others,
                                               formats=self.formats or tuple(_outputs.IMAGE_SIGNATURES))[0]
             if self.kind == "folder":
-                return _outputs.output_folder(value, inputs=inputs)
-            return _outputs.output_target(value, inputs=inputs, replaceable=lambda _: True)
-        except ValueError as exc:
+                return _outputs.output_folder(value, inputs=inputs, others=others)
+            return _outputs.output_target(value, inputs=inputs, replaceable=lambda _: True, others=others)
+        except ValueError as exc:  # OutputError; MissingExtraError (a figure without matplotlib)
             raise CLIError(f"{flag} {exc}") from None
 
     def __repr__(self) -> str:
@@ -86,7 +88,9 @@ def check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     actions = list(chosen_actions(parser, args))
     inputs = [action.type.files(v) for action in actions if isinstance(action.type, InputPath)
               for v in _values(getattr(args, action.dest, None))]
+    checked: dict[str, Path] = {}
     for action in actions:
         if isinstance(action.type, OutputPath) and getattr(args, action.dest, None) is not None:
             flag = max(action.option_strings, key=len) if action.option_strings else action.dest
-            setattr(args, action.dest, action.type.check(flag, str(getattr(args, action.dest)), inputs))
+            checked[flag] = action.type.check(flag, str(getattr(args, action.dest)), inputs, others=dict(checked))
+            setattr(args, action.dest, checked[flag])

@@ -32,7 +32,14 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
     agreeing.add_argument("--scores", action="append", default=[], metavar="NAME=FILE", type=InputPath(split="="),
                           help="mtme: a metric's .seg.score file (repeatable)")
     agreeing.add_argument("--mtme-pair", help="mtme with a test-set folder (human-scores/, metric-scores/): the pair")
-    agreeing.add_argument("--rater", default="mqm", help="mtme with a folder: human-scores/{pair}.{rater}.seg.score")
+    agreeing.add_argument("--rater", default="mqm", help="mtme with a folder: the human scores "
+                                                         "human-scores/{pair}.{rater}.{level}.score (mqm, esa, ...)")
+    agreeing.add_argument("--mtme-level", default="seg", choices=["seg", "doc", "domain", "sys"],
+                          help="mtme with a folder: the level whose score files are read (default seg)")
+    agreeing.add_argument("--domain", help="mtme with a folder: only this domain (documents/{pair}.docs)")
+    agreeing.add_argument("--mtme-ref", help="mtme with a folder: the standard reference (default: the only one)")
+    agreeing.add_argument("--include-human", action="store_true",
+                          help="mtme with a folder: score the other human translations as systems")
     agreeing.add_argument("--columns", nargs="+", default=[], help="table/annotations: metric score columns")
     agreeing.add_argument("--human-column", default="human", help="table: the human score column")
     agreeing.add_argument("--system-column", help="the system column (table: system, '' for one system; "
@@ -50,9 +57,10 @@ def add_parser(sub, progress_help: str) -> argparse.ArgumentParser:
                           help="a metric option of a metric given to -m (`nlgmetrics list METRIC` lists them)")
     agreeing.add_argument("--level", nargs="+", default=["segment"], choices=["segment", "system"])
     agreeing.add_argument("--statistic", "-s", nargs="+", default=["pearson"],
-                          help="pearson spearman kendall_b kendall_c kendall_like accuracy acc_eq (default: pearson); "
-                               "kendall_like and acc_eq cost O(n^2) per group, and acc_eq's test recalibrates on every "
-                               "draw (on long vectors, lower --k or use --average item)")
+                          help="pearson spearman kendall_b kendall_c kendall_like accuracy acc_eq pdp spa (default: "
+                               "pearson); pdp: pairwise-difference Pearson; spa: soft pairwise accuracy, system level "
+                               "only (from segment scores); kendall_like and acc_eq cost O(n^2) per group, and acc_eq's "
+                               "test recalibrates on every draw (on long vectors, lower --k or use --average item)")
     agreeing.add_argument("--average", choices=["none", "item", "sys"], default="none",
                           help="segment level: one vector (none), per item or per system, averaged")
     agreeing.add_argument("--n-resamples", type=int, default=1000,
@@ -76,6 +84,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     """Agreement of metrics with human judgments (nlgmetrics.agreement)."""
     from nlgmetrics.agreement import records as io_
     from nlgmetrics.agreement import agree, merge, plot, report
+    from nlgmetrics.agreement.mtme_data import read_mtme_data
 
     metrics = resolve_metrics(args.metrics)
     metric_options = per_metric_options(args.option, metrics, "agree")
@@ -101,8 +110,14 @@ def cmd_agree(args: argparse.Namespace) -> int:
                 if not eq or not name or not file:
                     raise CLIError(f"--scores {spec!r}: write NAME=FILE (an mt-metrics-eval .seg.score file)")
                 files[name] = file
-            datasets = {None: io_.read_mtme(args.human, files) if not Path(args.human).is_dir() else
-                        io_.read_mtme_folder(args.human, args.mtme_pair, args.rater, files or None)}
+            if not Path(args.human).is_dir():
+                if args.mtme_level != "seg" or args.domain or args.mtme_ref or args.include_human:
+                    raise CLIError("--mtme-level, --domain, --mtme-ref and --include-human read an mt-metrics-eval "
+                                   "test-set folder: give the folder, not a score file")
+                datasets = {None: io_.read_mtme(args.human, files)}
+            else:
+                datasets = {None: read_mtme_data(args.human, args.mtme_pair, args.rater, args.mtme_level,
+                                                 args.domain, args.mtme_ref, args.include_human, files or None)}
         elif args.input == "table":
             system = "system" if args.system_column is None else args.system_column or None  # "": no column
             item = "item" if args.item_column is None else args.item_column or None

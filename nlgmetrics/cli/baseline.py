@@ -11,6 +11,9 @@ from nlgmetrics.cli._paths import InputPath, OutputPath
 from nlgmetrics.cli._common import _positive_int, read_text_file
 
 
+#: the pip extras this command needs (checked before it runs: nlgmetrics.extras' rule, one error line naming them).
+EXTRAS = ("embed",)
+
 #: a minimal valid invocation, for the policy tests (tests/test_policy.py): {text} is a file of text lines.
 POLICY_ARGS = [["baseline", "--model", "minilm", "--corpus", "{text}", "--out", "{out}"]]
 

@@ -7,6 +7,11 @@
 See :mod:`nlgmetrics.embed.encoder` (semantics, long texts, devices) and :mod:`nlgmetrics.embed.cache`.
 """
 
+from nlgmetrics.extras import require_extra
+
+require_extra("embed", "nlgmetrics.embed", ("torch", "transformers"))  # a MissingExtraError, not ModuleNotFoundError
+
+
 from nlgmetrics.embed.cache import EmbeddingCache, TokenEmbeddings, configure_cache, get_cache
 from nlgmetrics.embed.encoder import Encoder, clear_encoders, forward_batch, get_encoder, pick_device
 from nlgmetrics.embed.layers import default_layer, lang_to_model

@@ -49,6 +49,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from nlgmetrics.embed.cache import TokenEmbeddings
+from nlgmetrics.errors import OptionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from nlgmetrics.embed.encoder import Encoder
@@ -61,7 +62,7 @@ T = TypeVar("T")
 def check_mode(mode: Any) -> bool | str:
     """``mode`` if it is one of False, True, "auto"; else ``ValueError``."""
     if not any(mode is m or (isinstance(m, str) and mode == m) for m in MODES):
-        raise ValueError(f"distributed must be False, True or 'auto', got {mode!r}.")
+        raise OptionError(f"distributed must be False, True or 'auto', got {mode!r}.")
     return mode
 
 
@@ -111,7 +112,7 @@ def active() -> bool:
     world = _initialised_world()
     if world is None:
         if mode is True:
-            raise ValueError(
+            raise OptionError(
                 "distributed=True needs torch.distributed initialised (torch.distributed.init_process_group, or "
                 "launch with torchrun/accelerate); pass distributed='auto' to fall back to one process."
             )
@@ -127,7 +128,7 @@ def split_by_cost(costs: Sequence[float], world_size: int) -> list[list[int]]:
     computes the same split; the largest shard exceeds the mean by at most one item's cost.
     """
     if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
-        raise ValueError(f"world_size must be a positive integer, got {world_size!r}.")
+        raise OptionError(f"world_size must be a positive integer, got {world_size!r}.")
     heap = [(0.0, 0, rank) for rank in range(world_size)]
     shards: list[list[int]] = [[] for _ in range(world_size)]
     for k in sorted(range(len(costs)), key=lambda i: (-costs[i], i)):
@@ -243,7 +244,7 @@ def check_same_inputs(*values: Any) -> None:
     dist.all_gather_object(digests, fingerprint(*values))
     differ = [r for r, d in enumerate(digests) if d != digests[0]]
     if differ:
-        raise ValueError(
+        raise OptionError(
             f"distributed scoring needs the same predictions and references on every rank, but rank(s) {differ} "
             "differ from rank 0 (Trainer gathers them before compute_metrics). To score each rank's own data, "
             "pass distributed=False."

@@ -52,6 +52,7 @@ from nlgmetrics._quiet import model_loading
 from nlgmetrics.embed.cache import EmbeddingCache, EntrySpec, TokenEmbeddings, get_cache
 from nlgmetrics.embed.oom import halving_batches
 from nlgmetrics.embed.packed import can_pack, packed_hidden_states
+from nlgmetrics.errors import OptionError, OptionTypeError
 from nlgmetrics.inputs import replace_lone_surrogates
 from nlgmetrics.resources import missing_model_error, resolve_model
 
@@ -76,25 +77,25 @@ def pick_device(device: str | torch.device | None) -> torch.device:
     try:
         chosen = torch.device(device)
     except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"device {device!r} is not a torch device ({exc}); pass 'cpu', 'cuda', 'cuda:1', ... or "
+        raise OptionError(f"device {device!r} is not a torch device ({exc}); pass 'cpu', 'cuda', 'cuda:1', ... or "
                          "None (CUDA when available, else CPU).") from None
     if chosen.type == "cuda":
         if not torch.cuda.is_available():
             why = "this torch was built without CUDA" if torch.version.cuda is None else "no CUDA GPU is visible"
-            raise ValueError(f"device={device!r} but CUDA is not available ({why}): pass device='cpu', or "
+            raise OptionError(f"device={device!r} but CUDA is not available ({why}): pass device='cpu', or "
                              "device=None to use CUDA only when there is a GPU.")
         if chosen.index is not None and chosen.index >= torch.cuda.device_count():
-            raise ValueError(f"device={device!r} but only {torch.cuda.device_count()} CUDA device(s) are visible: "
+            raise OptionError(f"device={device!r} but only {torch.cuda.device_count()} CUDA device(s) are visible: "
                              f"pass an index from 0 to {torch.cuda.device_count() - 1}.")
     elif chosen.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
-        raise ValueError(f"device={device!r} but MPS is not available here: pass device='cpu' or device=None.")
+        raise OptionError(f"device={device!r} but MPS is not available here: pass device='cpu' or device=None.")
     return chosen
 
 
 def check_batch_size(batch_size: object) -> int:
     """``batch_size`` if it is a positive integer, else a ``ValueError``."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer (sequences per forward pass), got {batch_size!r}.")
+        raise OptionError(f"batch_size must be a positive integer (sequences per forward pass), got {batch_size!r}.")
     return batch_size
 
 
@@ -260,7 +261,7 @@ class Encoder:
         from transformers import AutoConfig, AutoModel, AutoTokenizer
 
         if dtype not in _DTYPES:
-            raise ValueError(f"dtype must be one of float32, bfloat16, float16 (or None), got {dtype!r}.")
+            raise OptionError(f"dtype must be one of float32, bfloat16, float16 (or None), got {dtype!r}.")
         self.name = model_type
         self.path = resolve_model(model_type)
         #: the folder the weights were read from (a hub id's snapshot in the local cache): what signatures digest
@@ -466,7 +467,7 @@ class Encoder:
         if layer is None:
             return
         if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= self.num_hidden_layers:
-            raise ValueError(
+            raise OptionError(
                 f"layer must be an integer from 0 (embedding output) to {self.num_hidden_layers} (last layer) for "
                 f"{self.name!r}, got {layer!r}."
             )
@@ -483,7 +484,7 @@ class Encoder:
         """Embed ``texts`` (no cache): tokenize, window, sort by length, batch, forward, stitch."""
         self._check_layer(layer)
         if long_text not in LONG_TEXT_MODES:
-            raise ValueError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
+            raise OptionError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
         check_batch_size(batch_size)
         all_ids = self.token_ids(texts)
         pieces: list[tuple[int, int, list[int]]] = []  # (text index, piece index, ids)
@@ -535,16 +536,16 @@ class Encoder:
         self._check_layer(layer)
         check_batch_size(batch_size)
         if long_text not in LONG_TEXT_MODES:
-            raise ValueError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
+            raise OptionError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
         if isinstance(texts, str):
-            raise TypeError("texts must be a sequence of strings, not one string: wrap it in a list.")
+            raise OptionTypeError("texts must be a sequence of strings, not one string: wrap it in a list.")
         cache = self._cache if self._cache is not None else get_cache()
         namespace = self.namespace(layer, long_text)
         found: dict[str, TokenEmbeddings] = {}
         missing: list[str] = []
         for text in texts:
             if not isinstance(text, str):
-                raise TypeError(f"texts must be strings, got {type(text).__name__}.")
+                raise OptionTypeError(f"texts must be strings, got {type(text).__name__}.")
             if text in found:
                 continue
             entry = cache.get(namespace, text, self.entry_spec(layer, long_text, text))
@@ -588,7 +589,7 @@ def get_encoder(
     offline and not available locally, it raises :func:`nlgmetrics.resources.missing_model_error`.
     """
     if dtype not in _DTYPES:
-        raise ValueError(f"dtype must be one of float32, bfloat16, float16 (or None), got {dtype!r}.")
+        raise OptionError(f"dtype must be one of float32, bfloat16, float16 (or None), got {dtype!r}.")
     path = resolve_model(model_type)
     resolved_device = pick_device(device)
     key = (path, str(resolved_device), _dtype_name(_DTYPES[dtype]), bool(use_fast_tokenizer))

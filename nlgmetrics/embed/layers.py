@@ -15,6 +15,7 @@ import json
 from functools import lru_cache
 from importlib import resources
 
+from nlgmetrics.errors import OptionTypeError
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
 
 
@@ -26,7 +27,7 @@ def _table() -> dict:
 def lang_to_model(lang: str) -> str:
     """bert_score's default model for a language code (case-insensitive)."""
     if not isinstance(lang, str) or not lang:
-        raise TypeError(f"lang must be a language code such as 'en', got {lang!r}.")
+        raise OptionTypeError(f"lang must be a language code such as 'en', got {lang!r}.")
     table = _table()
     return table["lang2model"].get(lang.lower(), table["lang2model_default"])
 

@@ -1,5 +1,6 @@
 """Out of memory in a model forward: halve the batch and go on. The one home of this rule; every model forward loop
-(the embedding engine for BERTScore/MoverScore, COMET, BLEURT, MetricX) runs its batches through it.
+(the embedding engine for BERTScore/MoverScore, COMET, BLEURT, MetricX, the LLM judge's in-process backend) runs its
+batches through it.
 
 Rule: a batch whose forward raises the device's out-of-memory error (``torch.OutOfMemoryError``; or a
 ``RuntimeError`` saying "out of memory", as cuBLAS/cuDNN, MPS and older torch report it) is retried at half the batch

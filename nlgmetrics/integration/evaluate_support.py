@@ -171,7 +171,13 @@ class NLGMetric(evaluate.Metric):
             return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
-        """Compute the metric on what was added and/or the given predictions and references."""
+        """Compute the metric on what was added and/or the given predictions and references (a
+        :class:`~nlgmetrics.errors.MissingExtraError` first when the metric's extra is not installed)."""
+        from nlgmetrics.registry import SPECS, missing_extra
+
+        missing = missing_extra(self.metric_name) if self.metric_name in SPECS else None
+        if missing is not None:
+            raise missing
         self._check_options(kwargs)
         if self.references_optional and predictions is not None and references is None and self.writer is None:
             predictions = check_predictions(predictions)

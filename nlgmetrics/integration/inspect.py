@@ -21,7 +21,8 @@ Every metric of the registry is an Inspect ``@scorer`` named after it, taking th
 - ``Score.value``: the metric's headline on that sample alone (one float, or a dict for several headline scores:
   ROUGE's ``rouge1/rouge2/rougeL/rougeLsum``, BERTScore's precision/recall/F1); see
   :mod:`nlgmetrics.integration.samplewise` for the exact rule. A judge answer that cannot be read is unscored;
-- ``Score.metadata``: the texts, the options, the signature, ``higher_is_better`` and the epoch;
+- ``Score.metadata``: the texts, the options, the signature, ``higher_is_better``, the epoch, and the metric's
+  per-sample details (XCOMET's ``error_spans``: text, severity, confidence, character offsets in the completion);
 - the scorer's metric (:func:`headline`) reports the metric's own corpus headline: BLEU, chrF, TER, NIST, ROUGE,
   METEOR, BERTScore and MoverScore are recomputed over all samples' texts in one call (corpus BLEU, not a mean of
   sentence BLEU; MoverScore's idf over the whole corpus); COMET, BLEURT, MetricX and the judge report the mean of
@@ -41,17 +42,15 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from nlgmetrics.errors import MissingExtraError
+from nlgmetrics.extras import require_extra
 
-try:
-    from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
-    from inspect_ai.solver import TaskState
-except ImportError as error:  # one line naming the extra, not a ModuleNotFoundError from the import
-    raise MissingExtraError("nlgmetrics.integration.inspect needs inspect-ai: pip install 'nlgmetrics[inspect]' "
-                            f"({error})") from error
+require_extra("inspect", "nlgmetrics.integration.inspect")  # a MissingExtraError, not ModuleNotFoundError
+
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer  # noqa: E402
+from inspect_ai.solver import TaskState  # noqa: E402
 
 from nlgmetrics.integration.samplewise import (
-    SampleText, check_options, corpus_headline, reads_sources, result_key, score_sample, signature,
+    SampleText, check_options, corpus_headline, details, reads_sources, result_key, score_sample, signature,
 )
 from nlgmetrics.registry import SPECS, get_spec
 
@@ -65,6 +64,8 @@ def headline(metric: str) -> Metric:
     from the texts and options each sample's score carries in its metadata; per epoch, then the mean over epochs."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:  # Inspect asks for the shape of an empty sample set (its display, before the first sample):
+            return {}   # none to report; Inspect shows n/a, where a raised error warned on every clean run
         epochs: dict[int, list[Score]] = defaultdict(list)
         for sample_score in scores:
             data = sample_score.score.metadata or {}
@@ -119,7 +120,7 @@ def _make_scorer(name: str, options: dict[str, Any], source_field: str | None) -
         values, result = score_sample(name, options, sample)
         metadata = {"nlgmetrics_metric": name, **sample.as_dict(), "options": options,
                     "signature": signature(result), "higher_is_better": spec.higher_is_better,
-                    "epoch": state.epoch}
+                    "epoch": state.epoch, **details(name, result)}
         if len(spec.headline) == 1:
             if not values:
                 return Score.unscored(reason="scoring_failed", answer=sample.prediction, metadata=metadata,

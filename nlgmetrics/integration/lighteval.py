@@ -21,7 +21,9 @@ then ``lighteval accelerate "model_name=..." "my_mt|0" --custom-tasks my_tasks.p
   corpus. lighteval reports no stderr for them (it would bootstrap by recomputing the corpus metric 1000 times).
 - Learned metrics and the judge (COMET, BLEURT, MetricX, LLM judge) are sample-level metrics computed in one batched
   call per task (``batched_compute=True``): each sample's value is its segment score, the aggregate their mean
-  (unscored samples, e.g. unreadable judge answers, left out), with lighteval's bootstrap stderr.
+  (unscored samples, e.g. unreadable judge answers, left out), with lighteval's bootstrap stderr. A sample's details
+  (XCOMET's ``error_spans``) are written into its ``doc.specific["nlgmetrics_details"][metric]``, which lighteval's
+  details files save with the sample (its metric values must be numbers).
 
 The numbers equal ``nlgmetrics.registry.score`` on the same texts (see :mod:`nlgmetrics.integration.samplewise`).
 Inputs: the prediction is the model's final text; the references are the doc's gold choices (``Doc.get_golds()``:
@@ -36,32 +38,34 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from nlgmetrics.errors import MissingExtraError
+from nlgmetrics.extras import require_extra
 
-try:
-    from lighteval.metrics.metrics_sample import SampleLevelComputation
-    from lighteval.metrics.sample_preparator import Preparator
-    from lighteval.metrics.utils.metric_utils import (
-        CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
-    )
-    from lighteval.tasks.requests import Doc, SamplingMethod
-except ImportError as error:  # one line naming the extra, not a ModuleNotFoundError from the import
-    raise MissingExtraError("nlgmetrics.integration.lighteval needs lighteval 0.13: pip install "
-                            f"'nlgmetrics[lighteval]' ({error})") from error
+require_extra("lighteval", "nlgmetrics.integration.lighteval")  # a MissingExtraError, not ModuleNotFoundError
+
+from lighteval.metrics.metrics_sample import SampleLevelComputation  # noqa: E402
+from lighteval.metrics.sample_preparator import Preparator  # noqa: E402
+from lighteval.metrics.utils.metric_utils import (  # noqa: E402
+    CorpusLevelMetric, CorpusLevelMetricGrouping, Metric, SampleLevelMetric,
+)
+from lighteval.tasks.requests import Doc, SamplingMethod  # noqa: E402
 
 from nlgmetrics.integration.samplewise import (
-    SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, result_key, score_batch,
+    SampleText, check_options, corpus_headline, reads_sources, recomputes_corpus, result_key, score_batch_details,
 )
 from nlgmetrics.registry import get_spec
 
 QUERY = "query"
+DETAILS = "nlgmetrics_details"  # the key of Doc.specific holding each metric's per-sample details
 
 
 def _sample(doc: Doc, model_response: Any, metric: str, source_field: str | None) -> SampleText:
+    """The sample's texts; the references always a list (one gold or several), so the values lighteval stores in its
+    details have one type per column whatever the task's documents hold (pyarrow refuses a column that mixes a string
+    and a list, and lighteval then saves no results or details)."""
     golds = [str(g) for g in doc.get_golds()]
-    references: str | list[str] | None = None
+    references: list[str] | None = None
     if any(golds):
-        references = golds[0] if len(golds) == 1 else golds
+        references = golds
     source = None
     if source_field == QUERY:
         source = doc.query
@@ -109,7 +113,12 @@ class SegmentScores(SampleLevelComputation):
     def compute(self, responses: list, docs: list[Doc], **kwargs: Any) -> list[float | None]:
         samples = [_sample(doc, response, self.metric, self.source_field) for doc, response in zip(docs, responses)]
         (name,) = get_spec(self.metric).headline
-        return [values.get(name) for values in score_batch(self.metric, self.options, samples)]
+        values, extra = score_batch_details(self.metric, self.options, samples)
+        for doc, found in zip(docs, extra):
+            if found:  # the sample's details (XCOMET's error spans) go where lighteval saves them with the sample
+                doc.specific = {**(doc.specific or {}), DETAILS: {**(doc.specific or {}).get(DETAILS, {}),
+                                                                  self.metric: found}}
+        return [v.get(name) for v in values]
 
 
 def average_of_scored(values: list[float | None]) -> float:

@@ -52,6 +52,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Callable
 
+from nlgmetrics.extras import require_extra
+
+require_extra("lmeval", "nlgmetrics.integration.lm_eval")  # a MissingExtraError, not ModuleNotFoundError
+
 from nlgmetrics._secrets import KEY_ENV_OPTION, KEY_OPTION, check_shipped_options, key_from_environment
 from nlgmetrics.integration.suite import compute_suite, flatten_result
 from nlgmetrics.registry import SPECS, available_metrics, get_spec, metric_name

@@ -52,15 +52,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nlgmetrics.extras import require_extra
+
+require_extra("ray", "nlgmetrics.integration.ray_data")  # a MissingExtraError, not ModuleNotFoundError
+
 from nlgmetrics._secrets import KEY_OPTION, check_shipped_options, key_from_environment
 from nlgmetrics.inputs import check_pairs, check_predictions
+from nlgmetrics.integration.samplewise import needs_corpus_idf
 from nlgmetrics.integration.suite import check_metrics, metric_options_for
 from nlgmetrics.registry import EMBEDDING, LEARNED, SOURCES_NONE, get_spec, metrics_of_kind
 from nlgmetrics.registry import score as score_metric
-from nlgmetrics.semantic.idf import DocumentFrequencies
 
-if TYPE_CHECKING:  # ray is an optional extra
+if TYPE_CHECKING:
     import ray.data
+
+    from nlgmetrics.semantic.idf import DocumentFrequencies  # embedding metrics only (the [embed] extra)
 
 EMBEDDING_METRICS = metrics_of_kind(EMBEDDING)
 MODEL_METRICS = EMBEDDING_METRICS + metrics_of_kind(LEARNED)  # these run an encoder: GPU actors where there are GPUs
@@ -106,12 +112,6 @@ def _idf_token_ids(metric: str, scorer: Any, texts: Sequence[str]) -> list[list[
         return scorer.encoder.token_ids(texts)
     table = scorer.token_ids(texts)
     return [table[t] for t in texts]
-
-
-def _needs_corpus_idf(metric: str, options: Mapping[str, Any]) -> bool:
-    if metric == "moverscore":
-        return options.get("idf", True) is True
-    return metric == "bertscore" and options.get("idf", False) is True
 
 
 # -- building the scorers -------------------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ class MetricScorer:
             spec.input_arguments("" if source_column and spec.sources != SOURCES_NONE else None,
                                  bool(self.reference_columns), self.options[name])
         for name in self.metrics:
-            if _needs_corpus_idf(name, self.options[name]):
+            if needs_corpus_idf(name, self.options[name]):
                 raise ValueError(
                     f"{name}: idf=True{' (its default)' if name == 'moverscore' else ''} is computed over the whole "
                     "corpus, which one batch is not. Use score_dataset(), which computes it in a first pass, or pass "
@@ -305,6 +305,8 @@ class _IdfCounter:
                          for name, opts in options.items()}
 
     def __call__(self, batch: Any) -> dict[str, np.ndarray]:
+        from nlgmetrics.semantic.idf import DocumentFrequencies
+
         predictions, references = batch_texts(batch, self.prediction_column, self.reference_columns)
         rows: dict[str, list] = {"metric": [], "side": [], "token_id": [], "df": [], "tokenization": []}
         for name, scorer in self._scorers.items():
@@ -395,6 +397,8 @@ def corpus_idfs(
             total[: len(df[key])] = df[key]
             np.add.at(total, ids, counts)
             df[key] = total
+    from nlgmetrics.semantic.idf import DocumentFrequencies
+
     out = {}
     for name in names:
         if not n[(name, "references")]:
@@ -457,7 +461,7 @@ def score_dataset(
     resources = ray.cluster_resources()
     if num_gpus is None:
         num_gpus = 1 if resources.get("GPU", 0) > 0 and any(m in MODEL_METRICS for m in names) else 0
-    todo = [name for name in names if _needs_corpus_idf(name, options[name])]
+    todo = [name for name in names if needs_corpus_idf(name, options[name])]
     if todo:
         found = corpus_idfs(ds, todo, prediction_column=prediction_column, reference_columns=reference_columns,
                             metric_options={name: options[name] for name in todo},

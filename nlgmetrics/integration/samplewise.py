@@ -83,13 +83,19 @@ def reads_sources(metric: str) -> bool:
     return get_spec(metric).sources != SOURCES_NONE
 
 
+def needs_corpus_idf(metric: str, options: Mapping[str, Any]) -> bool:
+    """Whether ``metric`` with ``options`` weights tokens by an idf counted over the corpus (MoverScore by default,
+    BERTScore with ``idf=True``): the one rule for the adapters that score samples apart (this module, Ray)."""
+    if metric == "moverscore":
+        return options.get("idf", True) is True
+    return metric == "bertscore" and options.get("idf", False) is True
+
+
 def sample_options(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """The options one sample is scored with: ``options``, with ``idf=False`` where the metric's idf would come from
     the corpus (a corpus of one text gives every token idf 0)."""
-    from nlgmetrics.integration.ray_data import _needs_corpus_idf  # the one rule for corpus-level idf
-
     out = dict(options)
-    if get_spec(metric).kind != LEARNED and _needs_corpus_idf(metric, out):
+    if get_spec(metric).kind != LEARNED and needs_corpus_idf(metric, out):
         out["idf"] = False
     return out
 
@@ -125,17 +131,32 @@ def score_sample(metric: str, options: Mapping[str, Any], sample: SampleText) ->
     return headline(metric, result), result
 
 
+def details(metric: str, result: Mapping[str, Any], index: int = 0) -> dict[str, Any]:
+    """Example ``index``'s per-example details in a result of ``metric`` (its spec's ``per_example_details``, e.g.
+    XCOMET's ``error_spans``), for the frameworks' per-sample metadata; empty when the result has none."""
+    return {key: result[key][index] for key in get_spec(metric).per_example_details
+            if isinstance(result.get(key), list) and index < len(result[key])}
+
+
 def score_batch(metric: str, options: Mapping[str, Any], samples: Sequence[SampleText]) -> list[dict[str, float]]:
     """The headline scores of each sample alone, for a metric whose segments are scored independently (learned
     metrics, the judge): one call on the whole batch, each segment's score split out."""
+    return score_batch_details(metric, options, samples)[0]
+
+
+def score_batch_details(metric: str, options: Mapping[str, Any], samples: Sequence[SampleText]
+                        ) -> tuple[list[dict[str, float]], list[dict[str, Any]]]:
+    """:func:`score_batch`, and each sample's :func:`details` from the same call."""
     if recomputes_corpus(metric):
-        return [score_sample(metric, options, sample)[0] for sample in samples]
+        scored = [score_sample(metric, options, sample) for sample in samples]
+        return [values for values, _ in scored], [details(metric, result) for _, result in scored]
     predictions, references, sources = _inputs(metric, samples)
     result = score(metric, predictions, references, sources=sources, **_run_options(metric, options))
     (key,) = get_spec(metric).per_example  # learned metrics: one score per segment, under one key
     (name,) = get_spec(metric).headline
     values = result[key]
-    return [{} if v is None or not math.isfinite(v) else {name: float(v)} for v in values]
+    return ([{} if v is None or not math.isfinite(v) else {name: float(v)} for v in values],
+            [details(metric, result, i) for i in range(len(values))])
 
 
 def signature(result: Mapping[str, Any]) -> str | None:

@@ -44,7 +44,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from nlgmetrics.integration.suite import (
+from nlgmetrics.extras import require_extra
+
+require_extra("transformers", "nlgmetrics.integration.transformers", ("torch", "transformers"))  # not ModuleNotFound
+
+from nlgmetrics.integration.suite import (  # noqa: E402
     accepts, check_metrics, compute_suite, flatten_suite, metric_options_for, suite_signatures,
 )
 from nlgmetrics.registry import SOURCES_NONE, get_metric, get_spec

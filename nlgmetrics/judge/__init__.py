@@ -1,6 +1,11 @@
 """LLM-as-judge: rubric scores (G-Eval probability-weighted or parsed) and pairwise verdicts from a local
 ``transformers`` model or any OpenAI-compatible server, with a SQLite judgment cache (see :mod:`.core`)."""
 
+from nlgmetrics.extras import require_extra
+
+require_extra("judge", "nlgmetrics.judge")  # a MissingExtraError, not ModuleNotFoundError
+
+
 from nlgmetrics.judge.backends import Answer, JudgeBackend, Request, TransformersBackend
 from nlgmetrics.judge.cache import JudgmentCache
 from nlgmetrics.judge.core import compute_llm_judge, get_backend

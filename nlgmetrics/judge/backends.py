@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nlgmetrics.errors import CheckpointError, OptionError
+
 
 @dataclass(frozen=True)
 class Request:
@@ -192,17 +194,17 @@ class TransformersBackend(JudgeBackend):
         torch_dtype = {None: torch.float32, "float32": torch.float32, "float16": torch.float16,
                        "bfloat16": torch.bfloat16}.get(dtype)
         if torch_dtype is None:
-            raise ValueError(f"dtype must be None, 'float32', 'float16' or 'bfloat16', got {dtype!r}.")
+            raise OptionError(f"dtype must be None, 'float32', 'float16' or 'bfloat16', got {dtype!r}.")
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
             self.model = AutoModelForCausalLM.from_pretrained(model, revision=revision, dtype=torch_dtype)
         except OSError as exc:
-            raise ValueError(
+            raise CheckpointError(
                 f"cannot load the judge model {model!r} ({str(exc).splitlines()[0]}); pass a local folder holding a "
                 f"causal LM and its tokenizer, or a hub id when online."
             ) from None
         if getattr(self.tokenizer, "chat_template", None) is None:
-            raise ValueError(f"the tokenizer of {model!r} has no chat template; a judge needs a chat (instruct) model.")
+            raise CheckpointError(f"the tokenizer of {model!r} has no chat template; a judge needs a chat (instruct) model.")
         self.model.to(self.device).eval()
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
@@ -240,23 +242,55 @@ class TransformersBackend(JudgeBackend):
             self._label_ids[labels] = None if missing else found
         return self._label_ids[labels]
 
-    def _encode(self, requests: Sequence[Request]) -> dict:
-        texts = [self.tokenizer.apply_chat_template(r.as_messages(), add_generation_prompt=True, tokenize=False)
-                 for r in requests]
-        batch = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+    def _prompts(self, requests: Sequence[Request]) -> list[str]:
+        return [self.tokenizer.apply_chat_template(r.as_messages(), add_generation_prompt=True, tokenize=False)
+                for r in requests]
+
+    def _encode(self, texts: Sequence[str]) -> dict:
+        batch = self.tokenizer(list(texts), return_tensors="pt", padding=True, add_special_tokens=False)
         return {k: v.to(self.device) for k, v in batch.items() if k in ("input_ids", "attention_mask")}
+
+    def max_positions(self) -> int | None:
+        """The most positions the model reads (its config's ``max_position_embeddings``, or the like); None when it
+        declares none."""
+        config = self.model.config
+        for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+            value = getattr(config, name, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        return None
+
+    def check_lengths(self, lengths: Sequence[int], max_tokens: int) -> None:
+        """A :class:`~nlgmetrics.errors.LimitError` when a prompt and its answer (``max_tokens``) do not fit the
+        model's positions: refused before any forward, instead of a silently wrong judgment past them."""
+        from nlgmetrics.errors import LimitError
+
+        limit = self.max_positions()
+        if limit is None or not lengths:
+            return
+        longest = max(range(len(lengths)), key=lambda k: lengths[k])
+        if lengths[longest] + max_tokens > limit:
+            over = sum(n + max_tokens > limit for n in lengths)
+            raise LimitError(
+                f"llm_judge: a prompt of {lengths[longest]} tokens plus max_tokens={max_tokens} answer tokens is more "
+                f"than the {limit} positions {self.model_name!r} reads ({over} of {len(lengths)} prompts are too "
+                "long); shorten the texts or the template, lower max_tokens, or use a judge with a longer context.")
 
     def run(self, requests: Sequence[Request], on_answer: OnAnswer, *, max_tokens: int, weighting: str,
             temperature: float = 0.0, seed: int | None = 0, progress: bool = False) -> None:
-        """Greedy and exact: ``temperature`` and ``seed`` do not change an in-process answer."""
+        """Greedy and exact: ``temperature`` and ``seed`` do not change an in-process answer. Every prompt is checked
+        against the model's positions first (:meth:`check_lengths`); batches of similar lengths run through the OOM
+        rule (:func:`nlgmetrics.embed.oom.halving_batches`: on a device out-of-memory error the batch halves)."""
         import torch
-        from tqdm.auto import tqdm
 
-        order = sorted(range(len(requests)), key=lambda i: len(str(requests[i].messages)))  # similar lengths batch
-        bar = tqdm(total=len(requests), desc="judging", disable=not progress, unit="judgment")
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
-            batch = self._encode([requests[i] for i in chunk])
+        from nlgmetrics.embed.oom import halving_batches
+
+        texts = self._prompts(requests)
+        lengths = [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+        self.check_lengths(lengths, max_tokens)
+
+        def forward(chunk: list[int]) -> list[Answer]:
+            batch = self._encode([texts[i] for i in chunk])
             mask = batch["attention_mask"]
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
             ids = [self.label_token_ids(requests[i].labels) for i in chunk] if weighting == "geval" else None
@@ -270,13 +304,20 @@ class TransformersBackend(JudgeBackend):
                 else:
                     new_tokens = logprobs.argmax(-1, keepdim=True)
             prompt_lengths = mask.sum(-1).tolist()
+            answers = []
             for row, i in enumerate(chunk):
                 label_ids = ids[row] if ids is not None else None
                 probs = None if label_ids is None else {
                     label: float(logprobs[row, label_ids[label]].exp().sum()) for label in requests[i].labels}
                 tokens = [t for t in new_tokens[row].tolist() if t != self.tokenizer.pad_token_id]
                 text = self.tokenizer.decode(tokens, skip_special_tokens=True)
-                on_answer(i, Answer(text=text, probs=probs, model=self.model_name, fingerprint=self.revision,
-                                    prompt_tokens=int(prompt_lengths[row]), completion_tokens=len(tokens)))
-            bar.update(len(chunk))
-        bar.close()
+                answers.append(Answer(text=text, probs=probs, model=self.model_name, fingerprint=self.revision,
+                                      prompt_tokens=int(prompt_lengths[row]), completion_tokens=len(tokens)))
+            return answers
+
+        for chunk, answers in halving_batches(lengths, self.batch_size, forward, device=self.device,
+                                              what="the judge model's forward",
+                                              fix="use shorter texts or template, a smaller judge, or the CPU "
+                                                  "(device='cpu')", progress="judging" if progress else None):
+            for i, answer in zip(chunk, answers):
+                on_answer(i, answer)

@@ -4,13 +4,16 @@ The key is the SHA-256 of the request actually sent (the backend's ``payload``: 
 sampling/decoding parameter, ``top_logprobs`` included), the backend's key identity (model and revision, the in-process
 dtype, the server address without credentials plus a digest of its query string), the answer labels, the template
 digest, scale, mode and library version. No credential is stored: URLs are redacted (:mod:`nlgmetrics._secrets`).
-A G-Eval run never reuses an answer that came back without token probabilities (it is asked again and replaced).
+A row is the answer to its request, reused as it is: a G-Eval request that a server answered without token
+probabilities is not asked again (the payload records that probabilities were asked for; asking again gets the same).
 
 Each answer is committed the moment it arrives (SQLite's write-ahead log), so an interrupted run loses nothing and
 a rerun pays only for rows it lacks. The path follows the output rule (:mod:`nlgmetrics._outputs`: never a link or
-a folder; a folder you name must exist). A file that is read-only, locked by another writer, or not SQLite is refused
-before anything is asked (:class:`~nlgmetrics.judge.errors.JudgeCacheError`); a write that fails later in a run
-(disk full, file removed) warns and the run goes on with the answers it has paid for. A row whose answer cannot be
+a folder; a folder you name must exist). A read-only file (no write permission bit, or on a read-only file system: a
+published cache) is opened read-only: it serves the rows it has, and a run that needs a judgment it lacks is refused
+before that judgment is asked for (:meth:`JudgmentCache.refuse_new`). A file locked by another writer, or not SQLite,
+is refused before anything is asked (:class:`~nlgmetrics.judge.errors.JudgeCacheError`); a write that fails later in a
+run (disk full, file removed) warns and the run goes on with the answers it has paid for. A row whose answer cannot be
 read is a miss (asked again, replaced). A ``seen`` table records the model name and fingerprint each endpoint last
 answered with, so a drift is reported even across runs.
 
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from nlgmetrics._outputs import output_target
+from nlgmetrics.errors import OptionTypeError
 from nlgmetrics.judge.backends import Answer
 from nlgmetrics.judge.errors import JudgeCacheError
 from nlgmetrics.judge.paths import default_cache_path
@@ -55,7 +59,7 @@ def cache_path(cache: Any) -> Path | None:
         return default_cache_path() if cache.strip().lower() in _TRUE else None
     if isinstance(cache, (str, os.PathLike)):
         return Path(cache)
-    raise TypeError(f"cache must be True (the default file), a path or False, got {cache!r}.")
+    raise OptionTypeError(f"cache must be True (the default file), a path or False, got {cache!r}.")
 
 
 def judgment_key(parts: dict[str, Any]) -> str:
@@ -79,18 +83,19 @@ class JudgmentCache:
         self._lock = threading.Lock()
         self.failed_writes = 0
         self._db = None
+        self.read_only = self.path.exists() and not os.stat(self.path).st_mode & 0o222  # no write bit: published
         try:
-            self._db = sqlite3.connect(self.path, timeout=self.busy_timeout, check_same_thread=False,
-                                       isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-            # prove now, before anything is paid for, that rows can be written (read-only file, another writer)
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("INSERT OR REPLACE INTO seen VALUES ('', '', '')")
-            finally:
-                self._db.execute("ROLLBACK")
+            if not self.read_only:
+                try:
+                    self._open_for_writing()
+                except sqlite3.OperationalError as exc:
+                    if "readonly" not in str(exc).lower() or not self.path.exists():
+                        raise
+                    if self._db is not None:
+                        self._db.close()
+                    self.read_only = True  # a read-only file system
+            if self.read_only:
+                self._open_read_only()
             self._db.execute("SELECT key, answer FROM judgments LIMIT 1").fetchall()
         except (sqlite3.Error, OSError) as exc:
             if self._db is not None:
@@ -98,6 +103,34 @@ class JudgmentCache:
             fix = "pass another file with cache='...', or cache=False"
             raise JudgeCacheError(f"judge cache {self.path} cannot be used ({_why(exc)}); {_fix(exc, fix)}.") \
                 from None
+
+    def _open_for_writing(self) -> None:
+        self._db = sqlite3.connect(self.path, timeout=self.busy_timeout, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        # prove now, before anything is paid for, that rows can be written (another writer holding the lock)
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("INSERT OR REPLACE INTO seen VALUES ('', '', '')")
+        finally:
+            self._db.execute("ROLLBACK")
+
+    def _open_read_only(self) -> None:
+        """Read-only, never writing (not even the WAL's index): ``immutable`` when no write-ahead log lies beside it,
+        so a file in a read-only folder opens too."""
+        uri = self.path.resolve().as_uri() + "?mode=ro"
+        if not Path(f"{self.path}-wal").exists():
+            uri += "&immutable=1"
+        self._db = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, check_same_thread=False,
+                                   isolation_level=None)
+
+    def refuse_new(self, new: int, total: int) -> None:
+        """Raise, before anything is asked: this read-only cache lacks ``new`` of the ``total`` judgments a run needs."""
+        raise JudgeCacheError(
+            f"judge cache {self.path} is read-only and lacks {new} of the {total} judgments this run needs (it serves "
+            f"the other {total - new}); nothing was asked. Make the file writable to add them, copy it to a writable "
+            "path (cache='...'), or pass cache=False.")
 
     def get_many(self, keys: list[str]) -> dict[str, Answer]:
         """The cached answers among ``keys`` (a row whose answer cannot be read is left out: asked again)."""
@@ -126,6 +159,8 @@ class JudgmentCache:
     def put(self, key: str, answer: Answer) -> None:
         """Store one answer and commit it. A failed write warns once and counts in ``failed_writes`` (the run keeps
         the answer; a paid judgment is not thrown away because the cache broke)."""
+        if self.read_only:
+            raise JudgeCacheError(f"judge cache {self.path} is read-only; a new answer cannot be stored.")
         try:
             with self._lock:
                 self._db.execute("INSERT OR REPLACE INTO judgments VALUES (?, ?, ?)",
@@ -138,7 +173,7 @@ class JudgmentCache:
 
     def seen(self, endpoint: str, model: str, fingerprint: str) -> tuple[str, str] | None:
         """Record that ``endpoint`` answered as ``(model, fingerprint)``; return what it answered as before when that
-        differs (``None`` the first time or when equal)."""
+        differs (``None`` the first time or when equal). A read-only cache records nothing."""
         try:
             with self._lock:
                 row = self._db.execute("SELECT model, fingerprint FROM seen WHERE endpoint = ?",

@@ -11,7 +11,8 @@ cache row or a message (:mod:`nlgmetrics._secrets`).
 
 Bounds on the sizes a user sets: ``max_tokens`` <= :data:`MAX_TOKENS`, ``unparseable_retries`` <=
 :data:`MAX_UNPARSEABLE_RETRIES`, ``top_logprobs`` <= 20, ``max_concurrency`` <= 256, ``max_retries`` <= 20,
-``batch_size`` <= 4096; at most :data:`MAX_BACKENDS` backends (loaded models, clients) are kept per process.
+``batch_size`` <= 4096, ``price`` two finite numbers in [0, :data:`MAX_PRICE`]; at most :data:`MAX_BACKENDS` backends
+(loaded models, clients) are kept per process.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import nlgmetrics
+from nlgmetrics.errors import InputError, InputTypeError, OptionError, OptionTypeError
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
 from nlgmetrics.options import check_int, check_real, checked_options
 from nlgmetrics.judge.backends import Answer, JudgeBackend, Request, TransformersBackend
@@ -40,6 +42,8 @@ _BACKEND_OPTIONS = ("revision", "device", "dtype", "batch_size", "base_url", "ap
 MAX_TOKENS = 4096
 MAX_UNPARSEABLE_RETRIES = 10
 MAX_BACKENDS = 4
+#: the largest price per million tokens (USD) accepted: far above any served model's, and cost stays finite
+MAX_PRICE = 1e6
 _BACKENDS: OrderedDict[tuple, JudgeBackend] = OrderedDict()
 _BACKENDS_LOCK = threading.Lock()
 
@@ -50,9 +54,9 @@ def get_backend(backend: str | JudgeBackend, model: str | None, **options: Any) 
     if isinstance(backend, JudgeBackend):
         return backend
     if backend not in ("transformers", "openai"):
-        raise ValueError(f"backend must be 'transformers', 'openai' or a JudgeBackend object, got {backend!r}.")
+        raise OptionError(f"backend must be 'transformers', 'openai' or a JudgeBackend object, got {backend!r}.")
     if not model:
-        raise ValueError("the judge needs model=...: a local folder or hub id (transformers), or the served model "
+        raise OptionError("the judge needs model=...: a local folder or hub id (transformers), or the served model "
                          "name (openai).")
     key = (backend, model, tuple(sorted((k, repr(v)) for k, v in options.items())))
     with _BACKENDS_LOCK:
@@ -87,10 +91,10 @@ def _texts(values: Any, name: str, n: int) -> list[str] | None:
     if values is None:
         return None
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a list with one string per prediction, got {type(values).__name__}; "
+        raise InputTypeError(f"{name} must be a list with one string per prediction, got {type(values).__name__}; "
                         f"wrap a single text in a list: [text].")
     if len(values) != n:
-        raise ValueError(f"{name} has {len(values)} items for {n} predictions; give one per prediction.")
+        raise InputError(f"{name} has {len(values)} items for {n} predictions; give one per prediction.")
     try:
         items = check_references(values, n)
     except (TypeError, ValueError) as exc:
@@ -98,7 +102,7 @@ def _texts(values: Any, name: str, n: int) -> list[str] | None:
     out = replace_lone_surrogates(["\n\n".join(item) for item in items], "llm_judge")
     empty = [i for i, text in enumerate(out) if not text.strip()]
     if empty:
-        raise ValueError(f"{name}[{empty[0]}] is empty ({len(empty)} empty in all); the judge template shows it, so "
+        raise InputError(f"{name}[{empty[0]}] is empty ({len(empty)} empty in all); the judge template shows it, so "
                          f"give every example its {name[:-1]}, or drop {name}=.")
     return out
 
@@ -164,7 +168,7 @@ def compute_llm_judge(
     predictions = replace_lone_surrogates(check_predictions(predictions), "llm_judge")
     n = len(predictions)
     if n == 0:
-        raise ValueError("predictions is empty; pass at least one text to judge.")
+        raise InputError("predictions is empty; pass at least one text to judge.")
     refs = _texts(references, "references", n)
     given = {name for name, value in (("reference", refs), ("source", sources), ("context", contexts))
              if value is not None}
@@ -173,29 +177,28 @@ def compute_llm_judge(
     base = None
     if mode == PAIRWISE:
         if baseline is None:
-            raise ValueError("mode='pairwise' compares each prediction with baseline=[...] (another system's "
+            raise OptionError("mode='pairwise' compares each prediction with baseline=[...] (another system's "
                              "predictions, one per example).")
         base = replace_lone_surrogates(check_predictions(baseline, "baseline"), "llm_judge")
         if len(base) != n:
-            raise ValueError(f"baseline has {len(base)} texts for {n} predictions; give one per prediction.")
+            raise InputError(f"baseline has {len(base)} texts for {n} predictions; give one per prediction.")
     elif baseline is not None:
-        raise ValueError("baseline= is only read with mode='pairwise'.")
+        raise OptionError("baseline= is only read with mode='pairwise'.")
     if weighting not in (GEVAL, PARSE):
-        raise ValueError(f"weighting must be 'geval' or 'parse', got {weighting!r}.")
+        raise OptionError(f"weighting must be 'geval' or 'parse', got {weighting!r}.")
     if on_unparseable not in UNPARSEABLE:
-        raise ValueError(f"on_unparseable must be one of {UNPARSEABLE}, got {on_unparseable!r}.")
+        raise OptionError(f"on_unparseable must be one of {UNPARSEABLE}, got {on_unparseable!r}.")
     max_tokens = check_int("max_tokens", max_tokens, 1, MAX_TOKENS, "answer tokens per judgment")
     unparseable_retries = check_int("unparseable_retries", unparseable_retries, 0, MAX_UNPARSEABLE_RETRIES,
                                     "extra requests per unparseable answer")
     temperature = check_real("temperature", temperature, 0, 2, "0: greedy, the default")
     timeout = check_real("timeout", timeout, 0.001, 86400, "seconds per request")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(f"seed must be an integer or None, got {seed!r}.")
+        raise OptionTypeError(f"seed must be an integer or None, got {seed!r}.")
     cache_file = cache_path(cache)  # True/False/a path; the strings "true"/"false"/... are no file names
-    if price is not None and not (isinstance(price, (tuple, list)) and len(price) == 2
-                                  and all(isinstance(p, (int, float)) and not isinstance(p, bool) and p >= 0
-                                          for p in price)):
-        raise ValueError(f"price must be (USD per 1M prompt tokens, USD per 1M completion tokens), got {price!r}.")
+    if price is not None:  # a pair of finite numbers (the type rule, nlgmetrics.options), neither negative
+        price = tuple(check_real("price", p, 0, MAX_PRICE, "USD per 1M prompt tokens, per 1M completion tokens")
+                      for p in price)
     sc = as_scale(scale)
     labels = PAIRWISE_LABELS if mode == PAIRWISE else sc.labels
 
@@ -245,7 +248,7 @@ def compute_llm_judge(
             store.close()
     if unparseable and on_unparseable == "error":
         k = min(unparseable)
-        raise ValueError(f"the judge's answer to example {k[0]} cannot be read ({answers[k].text!r:.80}); "
+        raise JudgeError(f"the judge's answer to example {k[0]} cannot be read ({answers[k].text!r:.80}); "
                          f"{len(unparseable)} unparseable in all. Use on_unparseable='exclude' or 'retry'.")
     if unparseable:
         warnings.warn(f"llm_judge: {len(unparseable)} of {len(answers)} answers could not be read as "
@@ -336,8 +339,9 @@ def _judge_all(judge: JudgeBackend, store: JudgmentCache | None, todo: dict, par
     """Answers for every request of ``todo``: from the cache, else from the backend (each stored as it arrives).
 
     The key is the request as the backend sends it (:meth:`JudgeBackend.payload`) with the backend's key identity
-    and the run's template, mode, scale and version; a G-Eval run does not take a cached answer without
-    probabilities."""
+    and the run's template, mode, scale and version: a cached answer is the answer to that request, taken as it is
+    (a G-Eval request answered without probabilities too: asking again gets the same). A read-only cache serves the
+    rows it has and refuses, before anything is asked, a request it lacks."""
     keyparts = {**{k: v for k, v in parts.items() if k not in ("temperature", "seed", "weighting")},
                 **judge.key_identity()}
     keys = {k: judgment_key({**keyparts, "labels": r.labels,
@@ -345,11 +349,11 @@ def _judge_all(judge: JudgeBackend, store: JudgmentCache | None, todo: dict, par
                                                       temperature=temperature, seed=seed)})
             for k, r in todo.items()}
     cached = store.get_many(list(set(keys.values()))) if store is not None else {}
-    if weighting == GEVAL:
-        cached = {key: a for key, a in cached.items() if a.probs is not None}
     answers = {k: cached[key] for k, key in keys.items() if key in cached}
     stats["cache_hits"] += len(answers)
     missing = [k for k in todo if k not in answers]
+    if missing and store is not None and store.read_only:
+        store.refuse_new(len({keys[k] for k in missing}), len(set(keys.values())))
     # one request per distinct key (identical judgments are asked once)
     distinct: dict[str, list] = {}
     for k in missing:

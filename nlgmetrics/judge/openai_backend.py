@@ -29,6 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from nlgmetrics.options import check_int
 from nlgmetrics._secrets import digest, redact_url, remember, remember_url
+from nlgmetrics.errors import OptionError
 from nlgmetrics.judge.backends import Answer, JudgeBackend, OnAnswer, Request
 from nlgmetrics.judge.errors import JudgeServerError
 
@@ -55,18 +56,17 @@ class OpenAIBackend(JudgeBackend):
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  max_concurrency: int = 8, max_retries: int = 6, timeout: float = 60.0, top_logprobs: int = 20,
                  backoff: float = 0.5) -> None:
-        try:
-            import openai
-        except ImportError:
-            raise ImportError("the openai judge backend needs the openai client: pip install 'nlgmetrics[judge]'") \
-                from None
+        from nlgmetrics.extras import require_extra
+
+        require_extra("judge", "the openai judge backend", ("openai",))
+        import openai
         import os
 
         max_concurrency = check_int("max_concurrency", max_concurrency, 1, MAX_CONCURRENCY, "requests in flight")
         max_retries = check_int("max_retries", max_retries, 0, MAX_RETRIES, "per request, after a 429/5xx/timeout")
         top_logprobs = check_int("top_logprobs", top_logprobs, 0, MAX_TOP_LOGPROBS, "OpenAI's limit")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
+            raise OptionError(f"timeout must be a positive number of seconds, got {timeout!r}.")
         self._openai = openai
         self.model = model
         key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nlgmetrics.errors import OptionError, OptionTypeError
+
 GEVAL, PARSE = "geval", "parse"
 PAIRWISE_LABELS = ("A", "B", "C")
 _INTEGER = re.compile(r"(?<![\w.])-?\d+(?![\w.]\d)")
@@ -35,9 +37,9 @@ class Scale:
         if isinstance(self.low, bool) or isinstance(self.high, bool) or not (
             isinstance(self.low, int) and isinstance(self.high, int)
         ):
-            raise TypeError(f"scale must be two integers (low, high), got ({self.low!r}, {self.high!r}).")
+            raise OptionTypeError(f"scale must be two integers (low, high), got ({self.low!r}, {self.high!r}).")
         if not 0 <= self.low < self.high <= 9:
-            raise ValueError(
+            raise OptionError(
                 f"scale must satisfy 0 <= low < high <= 9 (each value one answer token), got ({self.low}, "
                 f"{self.high}); e.g. scale=(1, 5) or (0, 9)."
             )
@@ -72,7 +74,7 @@ def as_scale(scale: Scale | tuple[int, int] | list[int]) -> Scale:
         return scale
     if isinstance(scale, (tuple, list)) and len(scale) == 2:
         return Scale(*scale)
-    raise TypeError(f"scale must be (low, high), e.g. (1, 5); got {scale!r}.")
+    raise OptionTypeError(f"scale must be (low, high), e.g. (1, 5); got {scale!r}.")
 
 
 def pairwise_verdict(text: str, probs: dict[str, float] | None) -> str | None:

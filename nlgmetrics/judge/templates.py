@@ -13,6 +13,8 @@ import hashlib
 import string
 from dataclasses import dataclass
 
+from nlgmetrics.errors import OptionError, OptionTypeError
+
 SCORE, PAIRWISE = "score", "pairwise"
 INPUTS = ("reference", "source", "context")
 _SCALE_FIELDS = ("low", "high")
@@ -35,14 +37,14 @@ class Template:
             try:
                 parsed = list(string.Formatter().parse(text))
             except ValueError as exc:
-                raise ValueError(
+                raise OptionError(
                     f"judge template {self.name!r} is malformed ({exc}); write literal braces as '{{{{' and '}}}}'."
                 ) from None
             for _, field, spec, conversion in parsed:
                 if field is None:
                     continue
                 if not field.isidentifier() or spec or conversion:
-                    raise ValueError(
+                    raise OptionError(
                         f"judge template {self.name!r}: placeholder {{{field}}} is not a plain name; use "
                         f"{{prediction}}, {{reference}}, ... without attributes, indexes or format specs."
                     )
@@ -59,19 +61,19 @@ class Template:
         fields = self.fields()
         unknown = sorted(fields - allowed)
         if unknown:
-            raise ValueError(
+            raise OptionError(
                 f"judge template {self.name!r} has unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}"
                 f" for mode={mode!r}; allowed: {', '.join('{' + a + '}' for a in sorted(allowed))}."
             )
         missing = [f for f in _MODE_FIELDS[mode] if f not in fields]
         if missing:
-            raise ValueError(
+            raise OptionError(
                 f"judge template {self.name!r} never shows the text to judge: add "
                 f"{' and '.join('{' + m + '}' for m in missing)} (mode={mode!r})."
             )
         for field in sorted(fields & set(INPUTS)):
             if field not in given:
-                raise ValueError(
+                raise OptionError(
                     f"judge template {self.name!r} needs {{{field}}}: pass {_OPTION[field]}=[...] (one per "
                     f"prediction), or use a template without it."
                 )
@@ -111,14 +113,14 @@ def builtin_template(name: str, mode: str, given: set[str]) -> Template:
         rubric, needed = ("Compare the two responses and judge which is better overall (correct, relevant, "
                           "faithful, clear).", ())
         if name not in ("pairwise", *_RUBRICS):
-            raise ValueError(f"unknown judge template {name!r}; built-in: {', '.join(BUILTIN)}, or pass your own "
+            raise OptionError(f"unknown judge template {name!r}; built-in: {', '.join(BUILTIN)}, or pass your own "
                              "text with {response_a} and {response_b}.")
         if name in _RUBRICS:
             rubric, needed = _RUBRICS[name]
             rubric = rubric.replace("Rate", "Compare the two responses on this criterion:", 1)
     else:
         if name not in _RUBRICS:
-            raise ValueError(
+            raise OptionError(
                 f"unknown judge template {name!r} for mode='score'; built-in: {', '.join(_RUBRICS)}, or pass your own "
                 f"text with {{prediction}}."
             )
@@ -127,7 +129,7 @@ def builtin_template(name: str, mode: str, given: set[str]) -> Template:
         if field not in given:
             why = {"context": "the passages the answer must be faithful to",
                    "reference": "the reference answers", "source": "the questions"}[field]
-            raise ValueError(f"the {name!r} judge template needs {_OPTION[field]}=[...] ({why}), one per prediction.")
+            raise OptionError(f"the {name!r} judge template needs {_OPTION[field]}=[...] ({why}), one per prediction.")
     blocks = "".join(_BLOCKS[f] for f in ("source", "context", "reference") if f in given)
     if mode == PAIRWISE:
         user = f"{rubric}\n\n{blocks}Response A:\n{{response_a}}\n\nResponse B:\n{{response_b}}\n\n{_PAIRWISE_ASK}"
@@ -140,21 +142,21 @@ def resolve_template(template: str | Template | dict | None, mode: str, given: s
     """A :class:`Template` from a built-in name, a ``Template``, a dict ``{"user": ..., "system": ...}`` or a
     string holding placeholders (the user message); checked against ``mode`` and the ``given`` inputs."""
     if mode not in (SCORE, PAIRWISE):
-        raise ValueError(f"mode must be 'score' or 'pairwise', got {mode!r}.")
+        raise OptionError(f"mode must be 'score' or 'pairwise', got {mode!r}.")
     if template is None:
         template = "pairwise" if mode == PAIRWISE else "correctness" if "reference" in given else "coherence"
     if isinstance(template, dict):
         unknown = set(template) - {"name", "system", "user"}
         if unknown or "user" not in template:
-            raise ValueError("a judge template dict has keys 'user' (required), 'system' and 'name'; "
+            raise OptionError("a judge template dict has keys 'user' (required), 'system' and 'name'; "
                              f"got {sorted(template)}.")
         template = Template(str(template.get("name", "custom")), template.get("system", ""), template["user"])
     elif isinstance(template, str):
         template = builtin_template(template, mode, given) if "{" not in template else Template("custom", "", template)
     elif not isinstance(template, Template):
-        raise TypeError(f"template must be a built-in name, a template string or a dict; "
+        raise OptionTypeError(f"template must be a built-in name, a template string or a dict; "
                         f"got {type(template).__name__}.")
     if not (isinstance(template.system, str) and isinstance(template.user, str)) or not template.user.strip():
-        raise TypeError(f"judge template {template.name!r}: 'user' must be a non-empty string and 'system' a string.")
+        raise OptionTypeError(f"judge template {template.name!r}: 'user' must be a non-empty string and 'system' a string.")
     template.check(mode, given)
     return template

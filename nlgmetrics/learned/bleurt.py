@@ -39,7 +39,7 @@ import torch
 
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates_in_pairs
 from nlgmetrics.options import checked_options
-from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, load_weights,
+from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, find_weights, load_weights,
                                       resolve_checkpoint, weight_shapes, weights_file)
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
@@ -164,8 +164,9 @@ def bleurt_layout(folder: Path) -> str | None:
     if not any((folder / name).exists() for name in ("spm.model", "vocab.txt", "tokenizer.json")):
         return ("has no tokenizer (spm.model for BLEURT-20 and its distillations, vocab.txt or tokenizer.json for the "
                 "BERT-based checkpoints)")
-    if not any((folder / name).exists() for name in ("model.safetensors", "pytorch_model.bin")):
-        return "has no weights (model.safetensors or pytorch_model.bin)"
+    if weights_file(folder) is None:
+        return ("has no weights (model.safetensors or pytorch_model.bin, or their shards with "
+                "model.safetensors.index.json / pytorch_model.bin.index.json)")
     return None
 
 
@@ -323,11 +324,12 @@ class BleurtScorer:
         file's (its one buffer, ``bleurt.embeddings.position_ids``, is accepted when it holds positions 0..P-1)."""
         encoder, pooler, head, expected = build_on_meta(self.config, self.folder / "config.json")
         positions = encoder.config.max_position_embeddings
-        path = weights_file(self.folder)  # bleurt_layout checked there is one
-        found = weight_shapes(path, "bleurt")
+        self.weights = weights = find_weights(self.folder, "bleurt")  # bleurt_layout checked there are some
+        path = weights.path
+        found = weight_shapes(weights, "bleurt")
         has_positions = found.pop(_POSITION_IDS, None) is not None
         check_weights_match(expected, found, path, "bleurt")
-        state = load_weights(path, "bleurt")
+        state = load_weights(weights, "bleurt")
         if has_positions and not torch.equal(state[_POSITION_IDS].reshape(-1), torch.arange(positions)):
             raise CheckpointError(f"bleurt: {_POSITION_IDS} in {path} is not the positions 0..{positions - 1} that "
                                   "bleurt-pytorch saves: pass a checkpoint saved by BleurtForSequenceClassification.")
@@ -463,5 +465,5 @@ def signature(scorer: BleurtScorer, max_length: int | None, multi_ref: str) -> s
     torch:...|transformers:...|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0``."""
     from nlgmetrics.signature import build, model_parts
 
-    return build([*model_parts(scorer.name, scorer.folder, scorer.autocast_dtype),
+    return build([*model_parts(scorer.name, scorer.weights, scorer.autocast_dtype),
                   ("max_len", max_length or scorer.max_length), ("multi_ref", multi_ref)])

@@ -5,9 +5,13 @@ why it failed and how to get it."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from nlgmetrics.errors import CheckpointError
@@ -97,14 +101,90 @@ def _download_failure(exc: Exception) -> str:
     return reason
 
 
-# -- reading a checkpoint's weights and config (BLEURT, MetricX; offered to COMET) ---------------------------------
-#: the weight files a transformers-style folder may hold, in the order they are preferred (safetensors: no pickle)
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+# -- reading a checkpoint's weights and config (BLEURT, MetricX; COMET's model.ckpt is one file) --------------------
+#: the forms ``save_pretrained`` and the hub store weights in, in the order transformers prefers them (safetensors
+#: first: no pickle): per format the single file, then the index of its shards
+WEIGHT_FORMS = (("model.safetensors", "model.safetensors.index.json"),
+                ("pytorch_model.bin", "pytorch_model.bin.index.json"))
+WEIGHT_FILES = tuple(name for form in WEIGHT_FORMS for name in form)
+_SHARD_NAME = re.compile(r"^(?P<stem>.+)-(?P<k>\d+)-of-(?P<n>\d+)(?P<suffix>\.safetensors|\.bin)$")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A checkpoint's weights as ``save_pretrained`` writes them: one file (``model.safetensors``,
+    ``pytorch_model.bin``), or shards listed by an index (``model.safetensors.index.json`` +
+    ``model-0000k-of-0000n.safetensors``; ``pytorch_model.bin.index.json`` + ``pytorch_model-0000k-of-0000n.bin``).
+
+    ``path``: the file, or the index (what errors name); ``files``: the files holding tensors; ``shards``: for a
+    sharded checkpoint, each tensor's file as the index maps it (None for one file)."""
+
+    path: Path
+    files: tuple[Path, ...]
+    shards: Mapping[str, Path] | None = None
+
+
+def find_weights(folder: Path, metric: str) -> Weights | None:
+    """The weights ``folder`` holds, in transformers' order of preference (:data:`WEIGHT_FORMS`), or None. An index
+    is checked here: valid JSON mapping tensor names to shard file names in the folder, every shard it lists present,
+    and no shard of its naming (``stem-k-of-n``) that it does not list holding tensors; otherwise a
+    :class:`CheckpointError` naming the shard."""
+    for single, index in WEIGHT_FORMS:
+        if (folder / single).is_file():
+            return Weights(folder / single, (folder / single,))
+        if (folder / index).is_file():
+            return _read_index(folder / index, metric)
+    return None
 
 
 def weights_file(folder: Path) -> Path | None:
-    """The folder's weights: ``model.safetensors`` when present, else ``pytorch_model.bin``, else None."""
+    """The file (or shard index) ``find_weights`` would read in ``folder``, without reading it; None when there is
+    none (a layout check)."""
     return next((folder / name for name in WEIGHT_FILES if (folder / name).is_file()), None)
+
+
+def _read_index(path: Path, metric: str) -> Weights:
+    folder = path.parent
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        first = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        raise CheckpointError(f"{metric}: the shard index {path} is not valid JSON ({first}): download the "
+                              "checkpoint's files again.") from None
+    mapping = data.get("weight_map") if isinstance(data, dict) else None
+    if not isinstance(mapping, dict) or not mapping or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
+        raise CheckpointError(f"{metric}: the shard index {path} has no weight_map (tensor name -> shard file): "
+                              "download the checkpoint's files again.")
+    listed = sorted(set(mapping.values()))
+    outside = [name for name in listed if Path(name).name != name or name in (".", "..")]
+    if outside:
+        raise CheckpointError(f"{metric}: the shard index {path} names {outside[0]!r}, not a file beside it: shards "
+                              "must lie in the checkpoint folder; download the checkpoint's files again.")
+    missing = [name for name in listed if not (folder / name).is_file()]
+    if missing:
+        raise CheckpointError(
+            f"{metric}: the shard {missing[0]} that {path.name} lists is missing from {folder}"
+            f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}: download the checkpoint's files again "
+            "(an interrupted download?).")
+    # a file named like the shards (stem-k-of-n) that the index does not list: another save's shard, unless it holds
+    # no tensor (transformers 4 writes an empty first shard when the first tensor exceeds max_shard_size, unlisted)
+    stems = {(m["stem"], m["suffix"]) for m in map(_SHARD_NAME.match, listed) if m}
+    for other in sorted(folder.iterdir()):
+        found = _SHARD_NAME.match(other.name)
+        if other.name in listed or not found or (found["stem"], found["suffix"]) not in stems or not other.is_file():
+            continue
+        held = _file_shapes(other, metric)
+        if held:
+            raise CheckpointError(
+                f"{metric}: {folder} holds the shard {other.name} ({len(held)} tensors, e.g. {next(iter(held))}), "
+                f"which {path.name} does not list: the index and the shards come from different saves; download "
+                "the checkpoint's files again into an empty folder.")
+    return Weights(path, tuple(folder / name for name in listed), {k: folder / v for k, v in mapping.items()})
+
+
+def _as_weights(weights: Weights | Path) -> Weights:
+    return weights if isinstance(weights, Weights) else Weights(Path(weights), (Path(weights),))
 
 
 def _unreadable(path: Path, metric: str, exc: BaseException) -> CheckpointError:
@@ -122,9 +202,9 @@ def _unreadable(path: Path, metric: str, exc: BaseException) -> CheckpointError:
         "corrupted (an interrupted download?): download the checkpoint's files again.")
 
 
-def weight_shapes(path: Path, metric: str) -> dict[str, tuple[int, ...]]:
-    """Each tensor's name and shape in a weights file, without reading the tensors: the safetensors header, or a
-    torch zip file memory-mapped (``weights_only=True``). Errors are :class:`CheckpointError` naming the file."""
+def _file_shapes(path: Path, metric: str) -> dict[str, tuple[int, ...]]:
+    """Each tensor's name and shape in one weights file, from its header (safetensors) or memory-mapped on the meta
+    device (torch's zip format, ``weights_only=True``): nothing is read into memory."""
     import torch
 
     try:
@@ -142,21 +222,66 @@ def weight_shapes(path: Path, metric: str) -> dict[str, tuple[int, ...]]:
     return _tensor_dict(state, path, metric, shapes=True)
 
 
-def load_weights(path: Path, metric: str) -> dict:
-    """The tensors of a weights file on the CPU: safetensors, or torch's format read with ``weights_only=True``.
-    Errors (a refused pickle, a truncated or corrupted file, something other than a name -> tensor mapping) are
-    :class:`CheckpointError` naming the file and the fix."""
+def weight_shapes(weights: Weights | Path, metric: str) -> dict[str, tuple[int, ...]]:
+    """Each tensor's name and shape, without reading the tensors (:func:`_file_shapes` of every file). For shards,
+    each shard must hold exactly the tensors the index maps to it, else a :class:`CheckpointError` naming the shard
+    and the tensor. Errors are :class:`CheckpointError` naming the file."""
+    weights = _as_weights(weights)
+    shapes: dict[str, tuple[int, ...]] = {}
+    for path in weights.files:
+        found = _file_shapes(path, metric)
+        if weights.shards is not None:
+            listed = {name for name, shard in weights.shards.items() if shard == path}
+            extra, absent = sorted(found.keys() - listed), sorted(listed - found.keys())
+            if extra or absent:
+                what = (f"holds {extra[0]}, which {weights.path.name} maps elsewhere or not at all" if extra else
+                        f"lacks {absent[0]}, which {weights.path.name} maps to it")
+                raise CheckpointError(f"{metric}: the shard {path} {what}: the index and the shards come from "
+                                      "different saves; download the checkpoint's files again.")
+        shapes.update(found)
+    return shapes
+
+
+def load_weights(weights: Weights | Path, metric: str, names: Collection[str] | None = None) -> dict:
+    """The tensors on the CPU (only ``names`` when given): safetensors, or torch's format read with
+    ``weights_only=True``, shard by shard. Errors (a refused pickle, a truncated or corrupted file, something other
+    than a name -> tensor mapping) are :class:`CheckpointError` naming the file and the fix."""
     import torch
 
-    try:
-        if path.suffix == ".safetensors":
-            from safetensors.torch import load_file
+    out: dict = {}
+    for path in _as_weights(weights).files:
+        try:
+            if path.suffix == ".safetensors":
+                from safetensors import safe_open
 
-            return load_file(str(path))
-        state = torch.load(str(path), map_location="cpu", weights_only=True)
-    except (Exception, RecursionError) as exc:  # noqa: BLE001
-        raise _unreadable(path, metric, exc) from None
-    return _tensor_dict(state, path, metric)
+                with safe_open(str(path), framework="pt") as handle:
+                    state = {key: handle.get_tensor(key) for key in handle.keys() if names is None or key in names}
+            else:
+                state = torch.load(str(path), map_location="cpu", weights_only=True)
+        except (Exception, RecursionError) as exc:  # noqa: BLE001
+            raise _unreadable(path, metric, exc) from None
+        state = _tensor_dict(state, path, metric)
+        out.update(state if names is None else {k: v for k, v in state.items() if k in names})
+    return out
+
+
+def weights_digest(weights: Weights | Path | Sequence[Path]) -> str:
+    """The content digest of a checkpoint's weights, for signatures: SHA-256 (12 hex digits) over each weight
+    file's name and the SHA-256 of its bytes (headers and tensors; shards and their index included), so two folders
+    of one name with other weights differ, and replaced weights of the same size do too. File digests are remembered
+    by (path, size, mtime, inode) in the process and, for files over 1 MB, across processes
+    (:func:`nlgmetrics.judge.backends.file_digest`): an unchanged checkpoint is read once."""
+    from nlgmetrics.judge.backends import file_digest
+
+    if isinstance(weights, Weights):
+        files = (*weights.files, *([weights.path] if weights.shards is not None else []))
+    else:
+        files = (Path(weights),) if isinstance(weights, (str, os.PathLike)) else tuple(map(Path, weights))
+    digest = hashlib.sha256()
+    for path in sorted(files, key=lambda p: p.name):
+        content = file_digest(path, persist=path.stat().st_size > 1 << 20)
+        digest.update(path.name.encode("utf-8", "surrogateescape") + b"\x00" + content.encode() + b"\n")
+    return digest.hexdigest()[:12]
 
 
 def _tensor_dict(state: object, path: Path, metric: str, shapes: bool = False) -> dict:

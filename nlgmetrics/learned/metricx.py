@@ -38,8 +38,8 @@ import torch
 from nlgmetrics.embed.packed_t5 import t5_encoder_states, t5_first_decoder_state
 from nlgmetrics.inputs import check_predictions, check_references, replace_lone_surrogates
 from nlgmetrics.options import checked_options
-from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, load_weights,
-                                      resolve_checkpoint, weight_shapes, weights_file)
+from nlgmetrics.learned.locate import (CheckpointError, check_weights_match, config_ints, find_weights, load_weights,
+                                      resolve_checkpoint, weight_shapes)
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_mean_interval
 
 CHECKPOINTS = {name: f"google/{name}" for size in ("large", "xl", "xxl")
@@ -214,17 +214,17 @@ class MetricXScorer:
         allocated) checked against the weight file's names and shapes (read from its header: strict, see
         :func:`expected_weights`), then given the file's tensors, in float32."""
         expected, aliases = expected_weights(model, tied)
-        weights = weights_file(self.folder)
+        self.weights = weights = find_weights(self.folder, "metricx")
         if weights is None:
-            raise CheckpointError(f"metricx: {self.folder} has no weights (model.safetensors or pytorch_model.bin). "
+            raise CheckpointError(f"metricx: {self.folder} has no weights (model.safetensors or pytorch_model.bin, "
+                                  "or their shards with model.safetensors.index.json / pytorch_model.bin.index.json). "
                                   f"{_HINT}")
         found = weight_shapes(weights, "metricx")
         for name in aliases & found.keys():  # tied copies of shared.weight, or a key T5 never reads
             if name in _IGNORED or found[name] == expected["shared.weight"]:
                 found.pop(name)
-        check_weights_match(expected, found, weights, "metricx")
-        state = load_weights(weights, "metricx")
-        state = {name: state[name] for name in expected}
+        check_weights_match(expected, found, weights.path, "metricx")
+        state = load_weights(weights, "metricx", names=expected.keys())
         for name in aliases - _IGNORED:
             state[name] = state["shared.weight"]
         model.load_state_dict(state, strict=True, assign=True)
@@ -375,5 +375,5 @@ def signature(scorer: MetricXScorer, qe: bool, with_sources: bool, multi_ref: st
     weights:...|dtype:float32|torch:...|transformers:...|mode:ref|src:yes|max_len:1536|multi_ref:min|version:...``."""
     from nlgmetrics.signature import build, model_parts
 
-    return build([*model_parts(scorer.name, scorer.folder, scorer.autocast_dtype), ("mode", "qe" if qe else "ref"),
+    return build([*model_parts(scorer.name, scorer.weights, scorer.autocast_dtype), ("mode", "qe" if qe else "ref"),
                   ("src", with_sources), ("max_len", MAX_INPUT_LENGTH), ("multi_ref", multi_ref)])

@@ -45,9 +45,10 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import check_real, checked_options
+from nlgmetrics.options import check_int, check_real, checked_options
 from nlgmetrics.signature import nrefs as count_references
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import (
@@ -165,9 +166,7 @@ def closest_reference_length(hyp_len: int, ref_lens: Sequence[int]) -> int:
 
 
 def check_max_order(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 9:
-        raise ValueError(f"{name} must be an integer from 1 to 9, got {value!r}.")
-    return int(value)
+    return check_int(name, value, 1, 9, "the highest n-gram order")
 
 
 @dataclass(frozen=True)
@@ -188,7 +187,7 @@ class BLEU:
     def __post_init__(self) -> None:
         check_tokenizer(self.tokenize)
         if self.smooth_method not in SMOOTH_DEFAULTS:
-            raise ValueError(
+            raise OptionError(
                 f"unknown smooth_method={self.smooth_method!r}; choose one of {sorted(SMOOTH_DEFAULTS)} "
                 "('exp' is sacrebleu's corpus default)."
             )
@@ -424,7 +423,7 @@ def compute_bleu(
     sentence = None
     if smooth and sentence_scores:  # HF's smooth (add-one on every order) applies to the segment scores too: BLEU+1
         if smooth_method not in ("exp", "add-one"):
-            raise ValueError(f"smooth=True (add-one on every order, BLEU+1) and smooth_method={smooth_method!r} "
+            raise OptionError(f"smooth=True (add-one on every order, BLEU+1) and smooth_method={smooth_method!r} "
                              "disagree for the sentence scores: give one of them.")
         sentence = BLEU(tokenizer, lowercase, "add-one", None, bleu.max_ngram_order, effective_order)
     stats = bleu.corpus_statistics(preds, refs)

@@ -33,9 +33,10 @@ from operator import add
 
 import numpy as np
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import MAX_BETA, check_int, check_real, checked_options
+from nlgmetrics.options import MAX_BETA, MAX_NGRAM_ORDER, check_int, check_real, checked_options
 from nlgmetrics.signature import nrefs as count_references
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts, segment_clipped_matches
@@ -44,6 +45,7 @@ EPS = 1e-16
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 REFERENCE_CACHE_SIZE = 2**11  # per-segment path: ~40 KB of Counters per reference (chrF++), ~90 MB at most
 _KEY_LIMIT = 2**62  # keys are tagged with one more bit before sorting
+PAIRS_PER_BLOCK = 2**16  # pairwise_scores: pairs whose statistics are held at once (~10 MB at chrF++'s 8 orders)
 
 
 # -- text -> n-grams ---------------------------------------------------------------------------------------------
@@ -261,7 +263,7 @@ def _ngrams(text: str, char_order: int, word_order: int, lowercase: bool, whites
 
 #: the highest char_order / word_order: each order adds three statistics per segment (memory and time grow with it);
 #: sacrebleu's defaults are 6 and 0 (2 for chrF++).
-MAX_ORDER = 32
+MAX_ORDER = MAX_NGRAM_ORDER
 
 
 def _check_order(name: str, value: object, default: int) -> None:
@@ -283,7 +285,7 @@ class CHRF:
         _check_order("char_order", self.char_order, 6)
         _check_order("word_order", self.word_order, 0)
         if self.char_order + self.word_order == 0:
-            raise ValueError("char_order and word_order are both 0: nothing to count; use char_order=6 (chrF) "
+            raise OptionError("char_order and word_order are both 0: nothing to count; use char_order=6 (chrF) "
                              "or char_order=6, word_order=2 (chrF++).")
         check_real("beta", self.beta, 0, MAX_BETA, "recall is beta times as important as precision; default 2")
 
@@ -351,6 +353,106 @@ class CHRF:
             better = score > best_score
             best[better], best_score[better] = stats[better], score[better]
         return best
+
+    def pairwise_scores(self, groups: Sequence[tuple[Sequence[str], Sequence[str]]],
+                        max_pairs: int = PAIRS_PER_BLOCK) -> list[np.ndarray]:
+        """For each group ``(hypotheses, references)``, the ``(len(hypotheses), len(references))`` matrix of the
+        sentence chrF of every hypothesis against every reference alone: what :meth:`sentence_score` (and
+        ``compute_chrf(..., sentence_scores=True)``) gives pair by pair, to the last bit (the same integer statistics,
+        scored by :func:`f_scores`).
+
+        Each distinct text of a group is prepared and counted once; the clipped matches of all its pairs come from
+        sparse products of the groups' n-gram count matrices (:func:`nlgmetrics.text.ngrams.pairwise_clipped_matches`),
+        ``max_pairs`` pairs at a time, so memory stays bounded whatever the group sizes (MBR utilities)."""
+        from nlgmetrics.options import pair_blocks
+        from nlgmetrics.text.ngrams import pairwise_clipped_matches
+
+        hyp_units, ref_units, kinds = self._group_counts(groups)
+        out = [np.empty((len(h), len(r))) for h, r in zip(hyp_units, ref_units)]
+        for pieces in pair_blocks([(len(h), len(r)) for h, r in zip(hyp_units, ref_units)], max_pairs):
+            rows = np.concatenate([np.repeat(hyp_units[g][a:b], len(ref_units[g])) for g, a, b in pieces])
+            cols = np.concatenate([np.tile(ref_units[g], b - a) for g, a, b in pieces])
+            stats = np.empty((len(rows), self.order, 3), dtype=np.int64)
+            column = 0
+            for matrices, totals in kinds:
+                for n, counts in enumerate(matrices):
+                    ref_total = totals[cols, n]
+                    stats[:, column + n, 0] = np.where(ref_total > 0, totals[rows, n], 0)
+                    stats[:, column + n, 1] = ref_total
+                    stats[:, column + n, 2] = pairwise_clipped_matches(counts, rows, cols)
+                column += len(matrices)
+            scores = self.f_scores(stats.reshape(len(rows), -1))
+            start = 0
+            for g, a, b in pieces:
+                size = (b - a) * len(ref_units[g])
+                out[g][a:b] = scores[start : start + size].reshape(b - a, len(ref_units[g]))
+                start += size
+        return out
+
+    def aggregate_scores(self, groups: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[np.ndarray]:
+        """For each group ``(hypotheses, references)``, the chrF of every hypothesis against the *aggregated*
+        reference (Vamvas & Sennrich 2024, MBR's reference aggregation): per n-gram ``g`` the mean count over the
+        references ``r_bar(g) = (1/R) sum_j c_j(g)``; then ``match_n = sum_g min(c_h(g), r_bar(g))``, ``ref_n =
+        sum_g r_bar(g)`` and ``hyp_n`` as usual (0 where no reference has an n-gram of order n), scored by
+        :func:`f_scores` in float64. With one reference this is the sentence chrF against it."""
+        hyp_units, ref_units, kinds = self._group_counts(groups)
+        n_units = len(kinds[0][1])
+        # each reference's weight 1/R (a text given twice counts twice): a column of the count matrices belongs to
+        # one group, so weight-summing the rows gives each group's r_bar in its own columns
+        weight = np.zeros(n_units)
+        for refs in ref_units:
+            np.add.at(weight, refs, 1.0 / len(refs))
+        group_of = np.zeros(n_units, dtype=np.int64)
+        for g, refs in enumerate(ref_units):
+            group_of[refs] = g
+        rows = np.concatenate(hyp_units) if hyp_units else np.zeros(0, np.int64)
+        row_group = np.repeat(np.arange(len(hyp_units)), [len(h) for h in hyp_units])
+        stats = np.empty((len(rows), self.order, 3))
+        column = 0
+        for matrices, totals in kinds:
+            ref_totals = np.zeros((len(ref_units), totals.shape[1]))
+            np.add.at(ref_totals, group_of, totals * weight[:, None])  # sum_g r_bar(g) = the mean reference total
+            for n, counts in enumerate(matrices):
+                mean = counts.T @ weight  # r_bar of every (group, n-gram) column
+                hyp = counts[rows].tocoo()
+                clipped = np.minimum(hyp.data, mean[hyp.col])
+                ref_total = ref_totals[row_group, n]
+                stats[:, column + n, 0] = np.where(ref_total > 0, totals[rows, n], 0)
+                stats[:, column + n, 1] = ref_total
+                stats[:, column + n, 2] = np.bincount(hyp.row, weights=clipped, minlength=len(rows))
+            column += len(matrices)
+        scores = self.f_scores(stats.reshape(len(rows), -1))
+        return np.split(scores, np.cumsum([len(h) for h in hyp_units])[:-1]) if hyp_units else []
+
+    def _group_counts(self, groups: Sequence[tuple[Sequence[str], Sequence[str]]]
+                      ) -> tuple[list[np.ndarray], list[np.ndarray], list[tuple[list, np.ndarray]]]:
+        """Each group's distinct texts as units (``hyp_units[g][i]``, ``ref_units[g][j]``: the unit of each text)
+        and, per kind (characters, then words), the units' n-gram count matrices and n-gram totals."""
+        from nlgmetrics.text.ngrams import ngram_count_matrices
+
+        units: dict[tuple[int, str], int] = {}
+        hyp_units, ref_units = [], []
+        for g, (hypotheses, references) in enumerate(groups):
+            hyp_units.append(np.array([units.setdefault((g, t), len(units)) for t in hypotheses], dtype=np.int64))
+            ref_units.append(np.array([units.setdefault((g, t), len(units)) for t in references], dtype=np.int64))
+        unit_group = np.fromiter((g for g, _ in units), dtype=np.int64, count=len(units))
+        texts = [_prepare(text, self.lowercase) for _, text in units]
+        kinds = []
+        if self.char_order:
+            chars = [_characters(text, self.whitespace) for text in texts]
+            _, ids = np.unique(_codepoints(chars), return_inverse=True)
+            lens = _lengths(chars)
+            kinds.append((ngram_count_matrices(ids.reshape(-1), lens, unit_group, self.char_order,
+                                               int(ids.max(initial=0)) + 1), _ngram_totals(lens, self.char_order)))
+        if self.word_order:
+            tokens = [split_punctuation(text) for text in texts]
+            vocabulary: dict[str, int] = {}
+            ids = np.fromiter((vocabulary.setdefault(w, len(vocabulary)) for w in chain.from_iterable(tokens)),
+                              dtype=np.int64)
+            lens = _lengths(tokens)
+            kinds.append((ngram_count_matrices(ids, lens, unit_group, self.word_order, max(len(vocabulary), 1)),
+                          _ngram_totals(lens, self.word_order)))
+        return hyp_units, ref_units, kinds
 
     # -- scores -----------------------------------------------------------------------------------------------
     def f_scores(self, stats: np.ndarray | Sequence) -> np.ndarray:

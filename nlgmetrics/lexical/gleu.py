@@ -22,8 +22,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import checked_options
+from nlgmetrics.options import MAX_NGRAM_ORDER, check_int, checked_options
 from nlgmetrics.signature import bootstrap_parts, build, nrefs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import clipped_matches, ngram_counts
@@ -77,11 +78,12 @@ def _ratio(stats: Sequence) -> float:
 
 
 def _check_orders(min_len: object, max_len: object) -> tuple[int, int]:
+    """Both orders in [1, MAX_NGRAM_ORDER] (bounded before anything is counted: the n-grams of orders up to N of an
+    L-token text hold about L * N**2 / 2 tokens), ``min_len <= max_len``."""
     for name, value in (("min_len", min_len), ("max_len", max_len)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer (an n-gram order), got {value!r}.")
+        check_int(name, value, 1, MAX_NGRAM_ORDER, "an n-gram order")
     if min_len > max_len:
-        raise ValueError(f"min_len={min_len} is above max_len={max_len}: no n-gram order is left to count.")
+        raise OptionError(f"min_len={min_len} is above max_len={max_len}: no n-gram order is left to count.")
     return int(min_len), int(max_len)
 
 

@@ -36,6 +36,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.options import check_real, checked_options
 from nlgmetrics.resources import ensure_punkt, ensure_wordnet
@@ -199,7 +200,7 @@ def compute_meteor(
     beta = check_real("beta", beta, 0.0, sys.float_info.max, "the fragmentation penalty's exponent")
     gamma = check_real("gamma", gamma, 0.0, 1.0, "the fragmentation penalty's weight")
     if tokenize not in TOKENIZERS:
-        raise ValueError(f"unknown tokenize={tokenize!r}; choose one of {', '.join(TOKENIZERS)} ('nltk' is HF's).")
+        raise OptionError(f"unknown tokenize={tokenize!r}; choose one of {', '.join(TOKENIZERS)} ('nltk' is HF's).")
     if tokenize == "nltk":
         ensure_punkt()
     wordnet_reader()  # provisions WordNet or raises the error that names the fix, before any work

@@ -32,9 +32,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics._cache import REFERENCE_CORPUS_BYTES, byte_lru_cache
 from nlgmetrics.inputs import check_pairs
-from nlgmetrics.options import checked_options
+from nlgmetrics.options import check_int, checked_options
 from nlgmetrics.signature import bootstrap_parts, build, nrefs
 from nlgmetrics.stats import DEFAULT_SEED, bootstrap_corpus_scores, sacrebleu_interval
 from nlgmetrics.text.ngrams import ngram_counts
@@ -146,13 +147,12 @@ def compute_nist(
     nltk's rule picks). With ``n_bootstrap`` >= 2: ``nist_mean``, ``nist_ci``, ``nist_low``, ``nist_high`` from a
     seeded bootstrap over segments (the information weights stay those of the full reference set).
     """
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 9:
-        raise ValueError(f"n (the highest n-gram order) must be an integer from 1 to 9, got {n!r}.")
+    n = check_int("n", n, 1, 9, "the highest n-gram order")
     preds, refs = check_pairs(predictions, references)
     if tokenize is not None:
         get_tokenizer(tokenize)
         if not western_lang:
-            raise ValueError("western_lang=False applies to the NIST tokenizer (tokenize=None); with tokenize="
+            raise OptionError("western_lang=False applies to the NIST tokenizer (tokenize=None); with tokenize="
                              f"{tokenize!r} leave it True, or use tokenize='none' for a whitespace split.")
     lowercase, western_lang = bool(lowercase), bool(western_lang)
     counted, weights = _reference_set(tuple(map(tuple, refs)), tokenize, lowercase, western_lang, n)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics.lexical.rouge155 import compute_rouge_flavor
 from nlgmetrics.lexical.rouge_core import (
     DEFAULT_ROUGE_TYPES,
@@ -122,7 +123,7 @@ def compute_rouge(
                "backend": backend}  # fmt: skip
         changed = [key for key, value in own.items() if value != {"split_summaries": False, "aggregator": "mean"}.get(key)]
         if flavor != "rouge_score" and changed:
-            raise ValueError(f"{', '.join(changed)} apply to flavor='rouge_score' only, not flavor={flavor!r}.")
+            raise OptionError(f"{', '.join(changed)} apply to flavor='rouge_score' only, not flavor={flavor!r}.")
         result = compute_rouge_flavor(
             flavor, predictions, references, rouge_types=rouge_types, use_aggregator=use_aggregator,
             use_stemmer=use_stemmer, tokenizer=tokenizer, multi_ref=multi_ref, weight_factor=weight_factor,

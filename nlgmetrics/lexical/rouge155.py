@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from nlgmetrics.errors import OptionError, OptionTypeError
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical.rouge_core import (
     DEFAULT_WEIGHT_FACTOR,
@@ -854,7 +855,7 @@ def _check_limit(name: str, value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(
+        raise OptionError(
             f"{name} must be a positive integer (perl's {'-l' if name == 'length_limit' else '-b'}) "
             f"or None, got {value!r}."
         )
@@ -871,7 +872,7 @@ def parse_rouge155_types(
     elif isinstance(rouge_types, str):
         rouge_types = [rouge_types]
     elif not isinstance(rouge_types, Sequence) or not rouge_types:
-        raise ValueError(
+        raise OptionError(
             "rouge_types must be a non-empty list of ROUGE type names (rouge1..rouge9, rougeL, rougeW, "
             "rougeS4, rougeSU4, rougeS*, ...)."
         )
@@ -880,7 +881,7 @@ def parse_rouge155_types(
     for name in rouge_types:
         rouge_type = parse_rouge_type(name, weight_factor)
         if rouge_type.kind == "Lsum":
-            raise ValueError(
+            raise OptionError(
                 "rougeLsum is a rouge_score type; in flavor='rouge155' rougeL is already ROUGE-1.5.5's summary-level "
                 "ROUGE-L (sentences separated by newlines): use rougeL."
             )
@@ -916,13 +917,13 @@ def rouge155_scores(
         byte_limit_bug=check_flag("byte_limit_bug", byte_limit_bug),
     )
     if options.wordnet_exceptions and not options.use_stemmer:
-        raise ValueError("wordnet_exceptions=True is part of perl's stemming (-m): set use_stemmer=True as well.")
+        raise OptionError("wordnet_exceptions=True is part of perl's stemming (-m): set use_stemmer=True as well.")
     if options.length_limit and options.byte_limit:
-        raise ValueError("give length_limit (-l, words) or byte_limit (-b, bytes), not both (perl refuses both).")
+        raise OptionError("give length_limit (-l, words) or byte_limit (-b, bytes), not both (perl refuses both).")
     if options.byte_limit_bug and not options.byte_limit:
-        raise ValueError("byte_limit_bug=True reproduces perl's -b handling of ROUGE-L/W: it needs byte_limit.")
+        raise OptionError("byte_limit_bug=True reproduces perl's -b handling of ROUGE-L/W: it needs byte_limit.")
     if multi_ref not in ("average", "best"):
-        raise ValueError(
+        raise OptionError(
             f"multi_ref must be 'average' (ROUGE-1.5.5 -f A, pooled counts) or 'best' (-f B, the reference with the "
             f"highest recall), got {multi_ref!r}."
         )
@@ -995,12 +996,12 @@ def compute_rouge155(
         or not isinstance(confidence_interval, (int, float))
         or not (0 <= confidence_interval <= 1)
     ):
-        raise ValueError(f"confidence_interval must be in [0, 1] (perl's -c / 100), got {confidence_interval!r}.")
+        raise OptionError(f"confidence_interval must be in [0, 1] (perl's -c / 100), got {confidence_interval!r}.")
     n = len(next(iter(figures.values())))
     if eval_ids is not None:
         eval_ids = [str(x) for x in eval_ids]
         if len(eval_ids) != n or len(set(eval_ids)) != n:
-            raise ValueError(
+            raise OptionError(
                 f"eval_ids must name each of the {n} examples once, got {len(eval_ids)} ids "
                 f"({len(set(eval_ids))} distinct)."
             )
@@ -1031,24 +1032,24 @@ def compute_rouge_flavor(flavor: str, predictions: Any, references: Any, **optio
     defaults (``tokenizer=None``, ``beta=None``).
     """
     if flavor not in FLAVORS:
-        raise ValueError(
+        raise OptionError(
             f"unknown ROUGE flavor={flavor!r}; choose 'rouge_score' (default: rouge_score / HF evaluate "
             "numbers) or 'rouge155' (ROUGE-1.5.5.pl's numbers, as summarization papers report)."
         )
     shared = {key: options.pop(key) for key in _SHARED if key in options}
     tokenizer, beta = options.pop("tokenizer", None), options.pop("beta", None)
     if flavor == "rouge_score":
-        raise TypeError(
+        raise OptionTypeError(
             f"compute_rouge got keywords of flavor='rouge155' only: {sorted(options)}; pass "
             "flavor='rouge155' to use them."
         )
     if tokenizer is not None:
-        raise ValueError(
+        raise OptionError(
             "flavor='rouge155' tokenizes as ROUGE-1.5.5.pl does (ASCII letters and digits); tokenizer= "
             "applies to the rouge_score flavor only."
         )
     if beta is not None:
-        raise ValueError(
+        raise OptionError(
             "flavor='rouge155' weights F with alpha (perl's -p), not beta: F = PR / ((1-alpha)P + alpha R)."
         )
     options.pop("seed", None)  # perl seeds resample i with srand(i)

@@ -82,6 +82,7 @@ from typing import Any
 
 import numpy as np
 
+from nlgmetrics.errors import LimitError, OptionError, OptionTypeError
 from nlgmetrics._quiet import warn
 from nlgmetrics.inputs import check_pairs
 from nlgmetrics.lexical import rouge_native
@@ -137,10 +138,10 @@ class RougeType:
 def parse_rouge_type(name: object, weight_factor: float = DEFAULT_WEIGHT_FACTOR) -> RougeType:
     """Parse ``rouge1``, ``rougeL``, ``rougeLsum``, ``rougeW``, ``rougeW-1.5``, ``rougeS4``, ``rougeSU*``, ..."""
     if not isinstance(name, str):
-        raise TypeError(f"a ROUGE type must be a string such as 'rouge1', got {type(name).__name__} {name!r:.40}.")
+        raise OptionTypeError(f"a ROUGE type must be a string such as 'rouge1', got {type(name).__name__} {name!r:.40}.")
     match = _TYPE_PATTERN.fullmatch(name)
     if match is None:
-        raise ValueError(f"invalid ROUGE type {name!r}; valid types are {_TYPE_HELP}.")
+        raise OptionError(f"invalid ROUGE type {name!r}; valid types are {_TYPE_HELP}.")
     if match["n"]:
         return RougeType(name, "N", n=int(match["n"]))
     if match["l"]:
@@ -568,7 +569,7 @@ def _check_seed(name: str, value: object, allow_none: bool = True) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**32:
         either = " or None" if allow_none else ""
-        raise ValueError(f"{name} must be an integer in [0, 2**32){either}, got {value!r:.40}.")
+        raise OptionError(f"{name} must be an integer in [0, 2**32){either}, got {value!r:.40}.")
 
 
 def make_scorer(
@@ -590,15 +591,15 @@ def make_scorer(
     elif isinstance(rouge_types, str):
         rouge_types = [rouge_types]
     elif not isinstance(rouge_types, Sequence) or not rouge_types:
-        raise ValueError(f"rouge_types must be a non-empty list of ROUGE type names ({_TYPE_HELP}).")
+        raise OptionError(f"rouge_types must be a non-empty list of ROUGE type names ({_TYPE_HELP}).")
     _check_weight(weight_factor)
     types = tuple({t.name: t for t in (parse_rouge_type(name, weight_factor) for name in rouge_types)}.values())
     if multi_ref not in ("best", "average"):
-        raise ValueError(
+        raise OptionError(
             f"multi_ref must be 'best' (rouge_score's score_multi) or 'average' (ROUGE-1.5.5 -f A), got {multi_ref!r}."
         )
     if alpha is not None and beta is not None:
-        raise ValueError("give alpha (ROUGE-1.5.5's -p) or beta (F_beta), not both.")
+        raise OptionError("give alpha (ROUGE-1.5.5's -p) or beta (F_beta), not both.")
     if alpha is not None:
         alpha = check_real("alpha", alpha, 0, 1, "1: precision only, 0: recall only")
     if beta is not None:
@@ -606,7 +607,7 @@ def make_scorer(
                           "beta > 1 favours recall; for recall alone read the recall key rather than a huge beta")
     if lang is not None:
         if not is_default_tokenizer(tokenizer):
-            raise ValueError(
+            raise OptionError(
                 f"give tokenizer or lang, not both: lang={lang!r} only picks a tokenizer ('unicode' for any language "
                 "but English)."
             )
@@ -651,7 +652,7 @@ def resolve_backend(backend: str | None) -> str:
     if backend is None:
         backend, source = os.environ.get(BACKEND_ENV) or "auto", f" (from ${BACKEND_ENV})"
     if backend not in BACKENDS:
-        raise ValueError(
+        raise OptionError(
             f"backend must be 'auto' (rouge-score-rs where it gives rouge_score's numbers, else Python), 'native' "
             f"(the same, but an error where it cannot) or 'python' (our reference implementation), got "
             f"{backend!r:.40}{source}."
@@ -699,13 +700,13 @@ def _score_examples(
         if refusal is None:
             todo = rouge_native.score_into(values, preds, refs, names, scorer.use_stemmer, scorer.multi_ref)
         elif backend == "native":
-            raise ValueError(f"backend='native' (rouge-score-rs) cannot score these options: {refusal}; use "
+            raise OptionError(f"backend='native' (rouge-score-rs) cannot score these options: {refusal}; use "
                              "backend='auto' (Python where needed) or 'python'.")
     for i in todo:
         try:
             row = scorer.score(preds[i], refs[i])
         except _TooLong as exc:
-            raise ValueError(f"example {i}: {exc}") from None
+            raise LimitError(f"example {i}: {exc}") from None
         values[i] = [x for name in names for x in row[name]]
     return names, values
 
@@ -796,7 +797,7 @@ def compute_rouge_score(
     ``flavor`` and perl's options); :mod:`nlgmetrics.lexical.rouge155` builds its shared ratios on it."""
     multi_ref = "best" if multi_ref is None else multi_ref
     if aggregator not in AGGREGATORS:
-        raise ValueError(
+        raise OptionError(
             f"aggregator must be 'mean' (the exact mean over examples) or 'bootstrap' (HF evaluate's rouge: the median "
             f"of rouge_score's 1000 bootstrap means), got {aggregator!r:.40}."
         )
@@ -805,11 +806,11 @@ def compute_rouge_score(
     if n_bootstrap:
         check_resamples("n_bootstrap", n_bootstrap)
         if not use_aggregator:
-            raise ValueError("n_bootstrap needs use_aggregator=True: intervals are over the mean of the examples.")
+            raise OptionError("n_bootstrap needs use_aggregator=True: intervals are over the mean of the examples.")
     if isinstance(confidence_interval, bool) or not isinstance(confidence_interval, numbers.Real) or not (
         0 <= confidence_interval <= 1  # rouge_score's BootstrapAggregator range: 0 gives low = mid = high
     ):
-        raise ValueError(f"confidence_interval must be a number in [0, 1], e.g. 0.95, got {confidence_interval!r:.40}.")
+        raise OptionError(f"confidence_interval must be a number in [0, 1], e.g. 0.95, got {confidence_interval!r:.40}.")
     _check_seed("seed", seed)
     options = {
         "use_stemmer": use_stemmer, "tokenizer": tokenizer, "lang": lang, "split_summaries": split_summaries,

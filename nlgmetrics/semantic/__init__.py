@@ -1,6 +1,11 @@
 """Embedding-based metrics on the shared engine (:mod:`nlgmetrics.embed`): BERTScore (greedy matching), MoverScore
 (optimal transport), and BERTScore's baseline rescaling."""
 
+from nlgmetrics.extras import require_extra
+
+require_extra("embed", "nlgmetrics.semantic")  # a MissingExtraError, not ModuleNotFoundError
+
+
 import os
 import warnings
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from nlgmetrics.errors import OptionError, OptionTypeError
+
 PLOT_METRICS = ("moverscore", "bertscore")
 
 
@@ -48,7 +50,7 @@ def alignment_matrix(
     """The numbers behind the picture: ``reference_tokens``, ``prediction_tokens``, ``matrix`` (rows: reference
     tokens), ``title``; plus ``score`` (MoverScore) for ``metric="moverscore"``."""
     if not isinstance(prediction, str) or not isinstance(reference, str):
-        raise TypeError("prediction and reference must be strings (one pair).")
+        raise OptionTypeError("prediction and reference must be strings (one pair).")
     if metric == "moverscore":
         from nlgmetrics.semantic.moverscore import MoverScorer
 
@@ -80,7 +82,7 @@ def alignment_matrix(
         return {"reference_tokens": rt, "prediction_tokens": pt, "matrix": re @ pe.T,
                 "title": f"BERTScore token similarity (layer {layer})",
                 "heading": f"BERTScore token similarity (layer {layer})"}
-    raise ValueError(f"metric must be one of {PLOT_METRICS}, got {metric!r}.")
+    raise OptionError(f"metric must be one of {PLOT_METRICS}, got {metric!r}.")
 
 
 def plot_alignment(

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import torch
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID, cache_dir
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -68,10 +69,10 @@ def find_baseline(lang: str | None, model_type: str, baseline_path: str | None =
     if baseline_path is not None:
         path = Path(baseline_path)
         if not path.is_file():
-            raise ValueError(f"baseline_path {str(path)!r} is not a file.")
+            raise OptionError(f"baseline_path {str(path)!r} is not a file.")
         return path
     if lang is None:
-        raise ValueError(
+        raise OptionError(
             "rescale_with_baseline needs lang (baselines are per language and model), e.g. lang='en', or a "
             "baseline_path."
         )
@@ -82,7 +83,7 @@ def find_baseline(lang: str | None, model_type: str, baseline_path: str | None =
     for path in candidates:
         if path.is_file():
             return path
-    raise ValueError(
+    raise OptionError(
         f"no rescaling baseline for model {model_type!r} and lang {lang!r} (looked in: "
         + ", ".join(str(p) for p in candidates)
         + "). Compute one from a corpus of sentences in that language: nlgmetrics baseline "
@@ -97,10 +98,10 @@ def read_baseline(path: str | Path) -> torch.Tensor:
             rows = list(csv.reader(handle))
         header = [h.strip() for h in rows[0]]
         if header[1:4] != ["P", "R", "F"]:
-            raise ValueError(f"header {header!r}, expected LAYER,P,R,F")
+            raise OptionError(f"header {header!r}, expected LAYER,P,R,F")
         values = [[float(x) for x in row[1:4]] for row in rows[1:] if row]
     except (OSError, IndexError, ValueError) as exc:
-        raise ValueError(f"{path} is not a bert_score baseline file (LAYER,P,R,F per layer): {exc}") from None
+        raise OptionError(f"{path} is not a bert_score baseline file (LAYER,P,R,F per layer): {exc}") from None
     return torch.tensor(values, dtype=torch.float32)
 
 
@@ -133,7 +134,7 @@ def write_baseline(path: str | Path, table: torch.Tensor) -> Path:
 def check_lang(lang: str) -> str:
     """``lang`` if it is a language code (``en``, ``zh``, ``en-sci``), else ``ValueError``."""
     if not isinstance(lang, str) or not _LANG.match(lang):
-        raise ValueError(f"lang {lang!r} is not a language code; use one like 'en', 'zh' or 'en-sci'.")
+        raise OptionError(f"lang {lang!r} is not a language code; use one like 'en', 'zh' or 'en-sci'.")
     return lang
 
 
@@ -146,7 +147,7 @@ def default_baseline_path(lang: str, model_type: str) -> Path:
     model = _model_key(model_type)
     parts = model.split("/") if isinstance(model, str) else []
     if not 1 <= len(parts) <= 2 or not all(_HUB_ID_PART.match(part) for part in parts):
-        raise ValueError(
+        raise OptionError(
             f"model {model_type!r} is not a hub id (NAME or ORG/NAME), so its baseline has no default location: "
             "pass out=FILE (nlgmetrics baseline --out FILE) to compute one, and baseline_path=FILE when scoring."
         )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import torch
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics.semantic.baseline_files import (  # noqa: F401 - the file rules, importable from here as before
     DATA_DIR,
     baseline_candidates,
@@ -44,7 +45,7 @@ def compute_baseline(
     from nlgmetrics.semantic.bertscore import BERTScorer
 
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
-        raise ValueError(f"pairs must be a positive integer (random sentence pairs to average over; bert_score used "
+        raise OptionError(f"pairs must be a positive integer (random sentence pairs to average over; bert_score used "
                          f"100000), got {pairs!r}.")
     check_batch_size(batch_size)
     if out is None and lang is not None:
@@ -53,7 +54,7 @@ def compute_baseline(
         out = baseline_target(out)  # checked before any work
     unique = list(dict.fromkeys(s.strip() for s in sentences if isinstance(s, str) and s.strip()))
     if len(unique) < 2:
-        raise ValueError("a baseline needs at least two distinct non-empty sentences.")
+        raise OptionError("a baseline needs at least two distinct non-empty sentences.")
     random.Random(seed).shuffle(unique)
     n = min(pairs, len(unique) // 2)
     hyps, refs = unique[0 : 2 * n : 2], unique[1 : 2 * n : 2]

@@ -47,6 +47,7 @@ import torch
 
 from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import check_mode, score_sharded
+from nlgmetrics.errors import OptionError, OptionTypeError
 from nlgmetrics.inputs import check_pairs, check_predictions, replace_lone_surrogates, replace_lone_surrogates_in_pairs
 from nlgmetrics.options import checked_options
 from nlgmetrics.resources import BUNDLED_ENCODER_ALIASES, BUNDLED_ENCODER_ID
@@ -67,19 +68,19 @@ def resolve_model_and_layer(
 
     if model_type is None:
         if lang is None:
-            raise ValueError(
+            raise OptionError(
                 "pass lang (e.g. lang='en', bert_score's default model roberta-large) or model_type; offline, use "
                 f"the bundled encoder: model_type={BUNDLED_ENCODER_ID!r}."
             )
         model_type = lang_to_model(lang)
     elif not isinstance(model_type, str) or not model_type:
-        raise TypeError(f"model_type must be a hub id or a local folder, got {model_type!r}.")
+        raise OptionTypeError(f"model_type must be a hub id or a local folder, got {model_type!r}.")
     if model_type in BUNDLED_ENCODER_ALIASES:
         model_type = BUNDLED_ENCODER_ID
     if num_layers is None:
         num_layers = default_layer(model_type)
     elif isinstance(num_layers, bool) or not isinstance(num_layers, int):
-        raise TypeError(f"num_layers must be an integer, got {num_layers!r}.")
+        raise OptionTypeError(f"num_layers must be an integer, got {num_layers!r}.")
     return model_type, num_layers
 
 
@@ -126,16 +127,16 @@ def _weights(ids: Sequence[int], idf: Mapping | None, specials: tuple) -> torch.
     try:
         values = torch.tensor([float(idf[t]) for t in ids], dtype=torch.float64)
     except KeyError as exc:
-        raise ValueError(
+        raise OptionError(
             f"idf dict has no weight for token id {exc.args[0]!r}: pass a collections.defaultdict (bert_score's "
             "format, token id -> weight) or idf=True to compute it from the references."
         ) from None
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"idf dict weights must be numbers ({exc}); fix the dict or pass idf=True.") from None
+        raise OptionError(f"idf dict weights must be numbers ({exc}); fix the dict or pass idf=True.") from None
     bad = ~(torch.isfinite(values) & (values >= 0))
     if bool(bad.any()):
         k = int(bad.nonzero()[0, 0])
-        raise ValueError(
+        raise OptionError(
             f"idf dict weight {float(values[k])!r} for token id {ids[k]!r} is not a finite number >= 0 (idf weights "
             "are log((M + 1) / (c + 1)) >= 0): fix the dict or pass idf=True."
         )
@@ -250,10 +251,10 @@ class BERTScorer:
         self.lang = lang
         check_multi_ref(multi_ref)
         if not (isinstance(idf, bool) or isinstance(idf, Mapping)):
-            raise TypeError(f"idf must be True/False or a dict token id -> weight, got {type(idf).__name__}.")
+            raise OptionTypeError(f"idf must be True/False or a dict token id -> weight, got {type(idf).__name__}.")
         self.encoder = get_encoder(self.model_type, device=device, dtype=dtype, use_fast_tokenizer=use_fast_tokenizer)
         if layer is None:
-            raise ValueError(
+            raise OptionError(
                 f"no default layer for {self.model_type!r} (bert_score's table does not list it): pass num_layers, "
                 f"an integer from 0 to {self.encoder.num_hidden_layers} (the last layer)."
             )
@@ -279,7 +280,7 @@ class BERTScorer:
                 self.baseline = table[:, None, :]
             else:
                 if self.num_layers >= table.shape[0]:
-                    raise ValueError(f"baseline file {path} has no row for layer {self.num_layers}.")
+                    raise OptionError(f"baseline file {path} has no row for layer {self.num_layers}.")
                 self.baseline = table[self.num_layers]
         tok = self.encoder.tokenizer
         self._specials = (tok.sep_token_id, tok.cls_token_id)
@@ -501,7 +502,7 @@ def compute_bertscore(
 
 def _self_bertscore(scorer: BERTScorer, texts: list[str]) -> float:
     if len(texts) < 2:
-        raise ValueError("diversity needs at least two generations to compare.")
+        raise OptionError("diversity needs at least two generations to compare.")
     texts = replace_lone_surrogates(texts, "BERTScore")
     cands = [a for i, a in enumerate(texts) for j in range(len(texts)) if i != j]
     refs = [texts[j] for i in range(len(texts)) for j in range(len(texts)) if i != j]

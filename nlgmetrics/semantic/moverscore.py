@@ -62,6 +62,7 @@ import torch
 from nlgmetrics._quiet import warn
 from nlgmetrics import __version__
 from nlgmetrics.embed.distributed import check_mode, map_sharded, score_sharded
+from nlgmetrics.errors import LimitError, OptionError, OptionTypeError
 from nlgmetrics.inputs import check_pairs, replace_lone_surrogates, replace_lone_surrogates_in_pairs
 from nlgmetrics.options import checked_options
 from nlgmetrics.resources import BUNDLED_ENCODER_ID
@@ -175,27 +176,27 @@ def _token_bound(text: str) -> int:
 
 def _check_options(stop_words, n_gram, distance, solver, reg, multi_ref, long_text, idf) -> frozenset:
     if isinstance(stop_words, str):
-        raise TypeError("stop_words must be a collection of tokens (e.g. a list), not one string.")
+        raise OptionTypeError("stop_words must be a collection of tokens (e.g. a list), not one string.")
     try:
         stops = frozenset(stop_words or ())
     except TypeError:
-        raise TypeError(f"stop_words must be a collection of token strings, got {stop_words!r:.60}.") from None
+        raise OptionTypeError(f"stop_words must be a collection of token strings, got {stop_words!r:.60}.") from None
     if isinstance(n_gram, bool) or not isinstance(n_gram, int) or n_gram < 1:
-        raise ValueError(f"n_gram must be a positive integer (1 = MoverScore v2), got {n_gram!r}.")
+        raise OptionError(f"n_gram must be a positive integer (1 = MoverScore v2), got {n_gram!r}.")
     if distance not in DISTANCES:
-        raise ValueError(f"distance must be one of {DISTANCES}, got {distance!r}.")
+        raise OptionError(f"distance must be one of {DISTANCES}, got {distance!r}.")
     if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}.")
+        raise OptionError(f"solver must be one of {SOLVERS}, got {solver!r}.")
     if isinstance(reg, bool) or not isinstance(reg, (int, float)) or not (reg > 0 and math.isfinite(reg)):
-        raise ValueError(f"reg (the Sinkhorn regularisation) must be a positive number, got {reg!r}.")
+        raise OptionError(f"reg (the Sinkhorn regularisation) must be a positive number, got {reg!r}.")
     check_multi_ref(multi_ref)
     if long_text not in LONG_TEXT_MODES:
-        raise ValueError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
+        raise OptionError(f"long_text must be one of {LONG_TEXT_MODES}, got {long_text!r}.")
     if not isinstance(idf, bool):
         sides = tuple(idf) if isinstance(idf, (tuple, list)) else ()
         if len(sides) != 2 or not all(isinstance(x, Mapping) or (isinstance(x, np.ndarray) and x.ndim == 1)
                                       for x in sides):
-            raise TypeError("idf must be True, False or a pair (prediction idf, reference idf), each a dict token id "
+            raise OptionTypeError("idf must be True, False or a pair (prediction idf, reference idf), each a dict token id "
                             f"-> weight (a defaultdict for unseen ids) or a 1-D array over token ids; got {idf!r:.80}.")
     return stops
 
@@ -237,7 +238,7 @@ class MoverScorer:
         self.layer = self.encoder.num_hidden_layers if num_layers is None else num_layers
         top = self.encoder.num_hidden_layers
         if isinstance(self.layer, bool) or not isinstance(self.layer, int) or not 0 <= self.layer <= top:
-            raise ValueError(f"num_layers must be an integer from 0 (embedding output) to {top} (last layer) for "
+            raise OptionError(f"num_layers must be an integer from 0 (embedding output) to {top} (last layer) for "
                              f"{self.model_type!r}, got {num_layers!r}.")
         self.idf = idf if isinstance(idf, bool) else tuple(idf)
         self.n_gram, self.remove_subwords = n_gram, bool(remove_subwords)
@@ -312,14 +313,14 @@ class MoverScorer:
             weights = np.ones(len(ids))
         elif isinstance(idf, np.ndarray):
             if len(ids) and ids.max() >= len(idf):
-                raise ValueError(f"the idf array has {len(idf)} entries but the texts hold token id {ids.max()}: "
+                raise OptionError(f"the idf array has {len(idf)} entries but the texts hold token id {ids.max()}: "
                                  "give an array over the whole vocabulary (len(tokenizer)).")
             weights = idf[ids].astype(np.float64)
         else:
             try:
                 weights = np.array([idf[int(i)] for i in ids], dtype=np.float64)
             except KeyError as exc:
-                raise ValueError(f"the idf dict has no weight for token id {exc.args[0]!r}: pass a "
+                raise OptionError(f"the idf dict has no weight for token id {exc.args[0]!r}: pass a "
                                  "collections.defaultdict with a weight for unseen ids (v2's form).") from None
         weights[zero] = 0.0
         emb = np.concatenate([_as_float32(table[t][1]) for t in unique])
@@ -407,7 +408,7 @@ class MoverScorer:
         entries, n_ref, n_pred = sizes[-1]
         if method == "exact" and entries > exact_transport.MAX_ENTRIES:
             gib = entries * SINKHORN_BYTES_PER_ENTRY / 2**30
-            raise ValueError(
+            raise LimitError(
                 f"MoverScore: exact transport between a reference of {n_ref} and a prediction of {n_pred} tokens "
                 f"with mass ({entries:,} token pairs) is beyond the exact solver's limit of "
                 f"{exact_transport.MAX_ENTRIES:,} token pairs (e.g. {math.isqrt(exact_transport.MAX_ENTRIES)} x "
@@ -481,7 +482,7 @@ class MoverScorer:
         tokens, zero-mass ones with zero flow). Only for ``n_gram=1``. ``idf``: one dict for both sides (default:
         none, every token weighs 1, as v2's ``plot_example``)."""
         if self.n_gram != 1:
-            raise ValueError("alignment() shows token-to-token flow and needs n_gram=1.")
+            raise OptionError("alignment() shows token-to-token flow and needs n_gram=1.")
         prediction, reference = replace_lone_surrogates([prediction, reference], "MoverScore")
         self._check_size([(prediction, reference)])
         table = self.embed([prediction, reference])

@@ -15,12 +15,14 @@ from typing import Any
 
 import torch
 
+from nlgmetrics.errors import OptionError
+
 MULTI_REF_MODES = ("max", "mean")
 
 
 def check_multi_ref(multi_ref: Any) -> str:
     if multi_ref not in MULTI_REF_MODES:
-        raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {multi_ref!r}.")
+        raise OptionError(f"multi_ref must be one of {MULTI_REF_MODES}, got {multi_ref!r}.")
     return multi_ref
 
 
@@ -33,7 +35,7 @@ def check_ref_weights(ref_weights: Any, sizes: Sequence[int]) -> list[list[float
     if ref_weights is None:
         return None
     if isinstance(ref_weights, (str, bytes)) or not isinstance(ref_weights, Sequence) or len(ref_weights) != len(sizes):
-        raise ValueError(
+        raise OptionError(
             f"ref_weights needs one list of weights per example ({len(sizes)} examples), got {ref_weights!r:.80}."
         )
     out = []
@@ -49,7 +51,7 @@ def check_ref_weights(ref_weights: Any, sizes: Sequence[int]) -> list[list[float
                 values = []
             ok = len(values) == size and all(math.isfinite(x) and x >= 0 for x in values) and sum(values) > 0
         if not ok:
-            raise ValueError(
+            raise OptionError(
                 f"ref_weights[{i}] must be {size} finite, non-negative numbers, not all zero (one per reference); "
                 f"got {w!r:.80}."
             )

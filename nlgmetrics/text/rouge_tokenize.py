@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import Any, Union
 
 import regex
+from nlgmetrics.errors import OptionError, OptionTypeError
 
 TEXT_CACHE_SIZE = 2**16  # texts per tokenizer configuration
 STEM_CACHE_SIZE = 2**18  # distinct tokens; the cache is emptied when it is full
@@ -148,7 +149,7 @@ def _wrap_callable(fn: Callable[[str], Any]) -> RougeTokenizer:
         tokens = tuple(fn(text))
         for token in tokens:
             if not isinstance(token, str):
-                raise TypeError(
+                raise OptionTypeError(
                     f"the tokenizer returned {type(token).__name__} {token!r:.40} for {text!r:.40}: "
                     "a ROUGE tokenizer must return a list of strings."
                 )
@@ -165,7 +166,7 @@ def get_rouge_tokenizer(tokenizer: TokenizerSpec = None, use_stemmer: bool = Fal
     if isinstance(tokenizer, str):
         name = DEFAULT_TOKENIZER if tokenizer == "default" else tokenizer
         if name not in ROUGE_TOKENIZER_NAMES:
-            raise ValueError(
+            raise OptionError(
                 f"unknown tokenizer={tokenizer!r}; choose one of {list(ROUGE_TOKENIZER_NAMES)} or pass a callable "
                 "text -> list of tokens ('rouge_score' is the default, as HF evaluate; 'unicode' keeps the letters of "
                 "every script)."
@@ -178,7 +179,7 @@ def get_rouge_tokenizer(tokenizer: TokenizerSpec = None, use_stemmer: bool = Fal
         return _wrap_callable(tokenizer.tokenize)
     if callable(tokenizer):
         return _wrap_callable(tokenizer)
-    raise TypeError(
+    raise OptionTypeError(
         f"tokenizer must be a name ({', '.join(ROUGE_TOKENIZER_NAMES)}), a callable text -> list of str, or an "
         f"object with a tokenize(text) method; got {type(tokenizer).__name__}."
     )
@@ -189,7 +190,7 @@ def tokenizer_for_lang(lang: object) -> str | None:
     ``"pt-BR"``): ``None`` (the default, rouge_score's) for English, ``"unicode"`` for every other language (their
     letters outside ASCII would be lost)."""
     if not isinstance(lang, str) or not _LANG_CODE.fullmatch(lang):
-        raise ValueError(
+        raise OptionError(
             f"lang must be a language code such as 'en', 'de', 'zh' or 'ja', got {lang!r:.40}; it only picks the "
             "tokenizer ('unicode' for every language but English), so you can pass tokenizer='unicode' instead."
         )

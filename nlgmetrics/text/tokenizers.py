@@ -25,6 +25,7 @@ from typing import Any
 from xml.sax.saxutils import unescape
 
 import regex
+from nlgmetrics.errors import InputTypeError, OptionError, OptionTypeError
 
 CACHE_SIZE = 2**16  # lines; like sacrebleu, repeated lines (the same references for every system) tokenize once
 
@@ -153,11 +154,11 @@ def tokenize_13a_batch(lines: Sequence[str]) -> list[tuple[str, ...]]:
     :func:`tokenize_13a`.
     """
     if isinstance(lines, (str, bytes)):
-        raise TypeError("tokenize_13a_batch takes a sequence of lines, not one string: pass [text].")
+        raise InputTypeError("tokenize_13a_batch takes a sequence of lines, not one string: pass [text].")
     try:
         lines = [line.rstrip() for line in lines]
     except AttributeError:
-        raise TypeError(f"tokenize_13a_batch takes a sequence of str lines; got {lines!r:.60}") from None
+        raise InputTypeError(f"tokenize_13a_batch takes a sequence of str lines; got {lines!r:.60}") from None
     if not lines:
         return []
     text = "\n".join(lines)
@@ -251,7 +252,7 @@ def get_tokenizer(name: str) -> Tokenizer:
     try:
         return BLEU_TOKENIZERS[name]
     except (KeyError, TypeError):
-        raise ValueError(
+        raise OptionError(
             f"unknown tokenize={name!r}; choose one of {sorted(BLEU_TOKENIZERS)} "
             "(13a is sacrebleu's default, zh for Chinese, char for character-level, intl for mteval-v14)."
         ) from None
@@ -300,7 +301,7 @@ def text_tokens(text: str, tokenizer: TokenizerSpec, lowercase: bool = False) ->
         return BLEU_TOKENIZERS[tokenizer](text.rstrip())
     tokens = tokenizer(text)
     if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
-        raise TypeError(
+        raise OptionTypeError(
             f"tokenizer must return a list of tokens for each text; {tokenizer!r} returned "
             f"{type(tokens).__name__} {tokens!r:.40} for {text!r:.40}. Wrap a tokenizer that returns a string: "
             "tokenizer=lambda text: my_tokenizer(text).split()."

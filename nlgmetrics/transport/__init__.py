@@ -20,12 +20,17 @@ in blocks of columns (memory linear in its size); the exact solver refuses probl
 
 from __future__ import annotations
 
+from nlgmetrics.extras import require_extra
+
+require_extra("embed", "nlgmetrics.transport", ("torch", "ot"))  # a MissingExtraError, not ModuleNotFoundError
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from nlgmetrics.errors import OptionError
 from nlgmetrics.transport.costs import (
     METRICS, _numpy_costs, _to_numpy64, batched_costs, check_metric, pad_stack, pairwise_costs,
 )
@@ -53,7 +58,7 @@ class TransportResult:
 
 def _check_method(method: str) -> str:
     if method not in METHODS:
-        raise ValueError(f"unknown transport method {method!r}; choose one of {', '.join(METHODS)}.")
+        raise OptionError(f"unknown transport method {method!r}; choose one of {', '.join(METHODS)}.")
     return method
 
 
@@ -144,7 +149,7 @@ def solve_batch(
     """
     _check_method(method)
     if not (len(a) == len(b) == len(M)):
-        raise ValueError(f"got {len(a)}, {len(b)} and {len(M)} source, target and cost entries: they must match.")
+        raise OptionError(f"got {len(a)}, {len(b)} and {len(M)} source, target and cost entries: they must match.")
     if method == "exact":
         to_np = lambda t: t.detach().cpu().numpy() if isinstance(t, torch.Tensor) else t  # noqa: E731
         costs, flows = emd_batch([to_np(x) for x in a], [to_np(x) for x in b], [to_np(x) for x in M],
@@ -181,10 +186,10 @@ def solve_clouds(
     _check_method(method)
     check_metric(metric)
     if not (len(xs) == len(ys) == len(a) == len(b)):
-        raise ValueError("xs, ys, a and b must have one entry per problem.")
+        raise OptionError("xs, ys, a and b must have one entry per problem.")
     for k in range(len(xs)):
         if len(a[k]) != len(xs[k]) or len(b[k]) != len(ys[k]):
-            raise ValueError(f"problem {k}: masses ({len(a[k])}, {len(b[k])}) do not match the clouds "
+            raise OptionError(f"problem {k}: masses ({len(a[k])}, {len(b[k])}) do not match the clouds "
                              f"({len(xs[k])}, {len(ys[k])}).")
     if method == "exact":
         a64 = [np.asarray(x.detach().cpu() if isinstance(x, torch.Tensor) else x, dtype=np.float64) for x in a]

@@ -17,12 +17,14 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from nlgmetrics.errors import OptionError
+
 METRICS = ("euclidean", "sqeuclidean", "cosine")
 
 
 def check_metric(metric: str) -> str:
     if metric not in METRICS:
-        raise ValueError(f"unknown ground metric {metric!r}; choose one of {', '.join(METRICS)}.")
+        raise OptionError(f"unknown ground metric {metric!r}; choose one of {', '.join(METRICS)}.")
     return metric
 
 
@@ -103,7 +105,7 @@ def batched_costs(
     """
     check_metric(metric)
     if len(xs) != len(ys):
-        raise ValueError(f"got {len(xs)} source clouds but {len(ys)} target clouds.")
+        raise OptionError(f"got {len(xs)} source clouds but {len(ys)} target clouds.")
     if (device is None or torch.device(device).type == "cpu") and dtype == torch.float64:
         with _single_threaded_blas():
             return [_numpy_costs(_to_numpy64(x), _to_numpy64(y), metric, unit_rows) for x, y in zip(xs, ys)]

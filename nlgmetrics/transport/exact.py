@@ -25,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from nlgmetrics.errors import LimitError, OptionError
+
 try:  # POT's compiled network simplex; ot.emd2 is the public wrapper around it
     from ot.lp.emd_wrap import emd_c as _emd_c
 except ImportError:  # pragma: no cover - a POT without the private module: fall back to the public API
@@ -39,7 +41,7 @@ BYTES_PER_ENTRY = 32  # the cost matrix (8) and the solver's arrays (~24)
 def check_size(n: int, m: int) -> None:
     """``ValueError`` when an ``n x m`` problem is beyond :data:`MAX_ENTRIES`."""
     if n * m > MAX_ENTRIES:
-        raise ValueError(
+        raise LimitError(
             f"exact transport between {n} and {m} points ({n * m:,} cost entries) is beyond the exact solver's limit "
             f"of {MAX_ENTRIES:,} entries (about {n * m * BYTES_PER_ENTRY / 2**30:.1f} GiB and a long time here): use "
             "method='relaxed' (memory linear in the size) or 'sinkhorn', or raise "
@@ -50,7 +52,7 @@ def check_size(n: int, m: int) -> None:
 def _as_hist(values, name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=np.float64).reshape(-1)
     if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0):
-        raise ValueError(f"{name} must hold finite, non-negative masses.")
+        raise OptionError(f"{name} must hold finite, non-negative masses.")
     return arr
 
 
@@ -60,17 +62,17 @@ def emd(a, b, M, *, return_flow: bool = False, max_iter: int = MAX_ITER) -> tupl
     b = _as_hist(b, "b")
     M = np.asarray(M, dtype=np.float64)
     if M.shape != (a.size, b.size):
-        raise ValueError(f"cost matrix has shape {M.shape}, expected {(a.size, b.size)} from the histograms.")
+        raise OptionError(f"cost matrix has shape {M.shape}, expected {(a.size, b.size)} from the histograms.")
     sa, sb = float(a.sum()), float(b.sum())
     if abs(sa - sb) > MASS_RTOL * max(sa, sb, 1.0):
-        raise ValueError(f"histograms must carry equal total mass, got {sa!r} and {sb!r}; normalise them first.")
+        raise OptionError(f"histograms must carry equal total mass, got {sa!r} and {sb!r}; normalise them first.")
     if sa == 0.0 or sb == 0.0:
         return 0.0, (np.zeros(M.shape) if return_flow else None)
     rows, cols = np.flatnonzero(a), np.flatnonzero(b)
     check_size(rows.size, cols.size)
     sub = M if (rows.size == a.size and cols.size == b.size) else M[np.ix_(rows, cols)]
     if not np.all(np.isfinite(sub)):
-        raise ValueError("cost matrix must be finite where both histograms have mass.")
+        raise OptionError("cost matrix must be finite where both histograms have mass.")
     ar, bc = a[rows], b[cols] * (sa / sb)  # exact equality of totals, as the simplex needs
     if _emd_c is not None:
         flow, cost, _u, _v, code = _emd_c(ar, bc, np.ascontiguousarray(sub), max_iter, 1)
@@ -132,7 +134,7 @@ def emd_batch(
     sequence that builds each cost matrix on access keeps one matrix per thread in memory.
     """
     if not (len(a) == len(b) == len(M)):
-        raise ValueError(f"got {len(a)}, {len(b)} and {len(M)} source, target and cost entries: they must match.")
+        raise OptionError(f"got {len(a)}, {len(b)} and {len(M)} source, target and cost entries: they must match.")
     n = len(a)
     threads = default_threads() if num_threads is None else max(1, int(num_threads))
 

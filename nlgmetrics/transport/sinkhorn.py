@@ -27,6 +27,8 @@ from contextlib import contextmanager
 
 import torch
 
+from nlgmetrics.errors import OptionError
+
 DEFAULT_REG = 0.01
 
 
@@ -96,9 +98,9 @@ def _sinkhorn_log(
     scaling_sweeps: int = 10,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     if not (isinstance(reg, (int, float)) and reg > 0):
-        raise ValueError(f"reg must be a positive number, got {reg!r}.")
+        raise OptionError(f"reg must be a positive number, got {reg!r}.")
     if a.dim() != 2 or b.dim() != 2 or M.shape != (a.shape[0], a.shape[1], b.shape[1]):
-        raise ValueError(f"expected a (B, n), b (B, m), M (B, n, m); got {tuple(a.shape)}, {tuple(b.shape)}, "
+        raise OptionError(f"expected a (B, n), b (B, m), M (B, n, m); got {tuple(a.shape)}, {tuple(b.shape)}, "
                          f"{tuple(M.shape)}.")
     sa, sb = a.sum(-1, keepdim=True), b.sum(-1, keepdim=True)
     empty = (sa.squeeze(-1) <= 0) | (sb.squeeze(-1) <= 0)

@@ -30,6 +30,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("tests/judge_servers.py", "/chat/completions"): "an HTTP route of the loopback judge server, not a file",
     ("tests/test_agree_memory.py", "/proc/self/status"): "the kernel's view of this process (VmSize), skipped "
                                                           "where it does not exist",
+    ("tests/test_policy.py", "/proc/self/statm"): "the kernel's view of this process (its memory, to set a limit), "
+                                                  "skipped where it does not exist",
     ("tests/test_embed_cache_safety.py", "/dev/zero"): "an endless device file the cache must refuse, skipped where "
                                                         "it does not exist",
     ("tests/test_install_lines.py", "/etc/ssl/certs/ca-certificates.crt"): "the machine's CA bundle, handed to pip "

@@ -54,15 +54,14 @@ def test_build_writes_one_format_and_redacts():
 
 def test_weights_digest_is_the_content_not_the_folder(tmp_path):
     """Issue 42.5: a model metric's signature named the checkpoint folder, so two checkpoints in folders of one name
-    shared it. The digest reads the weight files' bytes: one name, two contents, two digests; one content, two
-    folders (and another file name), one digest; other files (configs, tokenizers) do not enter it."""
+    shared it. The digest reads the weight files (learned/locate.weights_digest: each file's name and bytes): one
+    folder name, two contents, two digests; one content in two folders of other names, one digest; other files
+    (configs, tokenizers) do not enter it."""
     first, second, copy = tmp_path / "a" / "ckpt", tmp_path / "b" / "ckpt", tmp_path / "c" / "other"
     for folder, weights in ((first, b"\x00" * 64), (second, b"\x01" * 64), (copy, b"\x00" * 64)):
         folder.mkdir(parents=True)
         (folder / "config.json").write_text(json.dumps({"folder": str(folder)}))
-    (first / "model.safetensors").write_bytes(b"\x00" * 64)
-    (second / "model.safetensors").write_bytes(b"\x01" * 64)
-    (copy / "weights.bin").write_bytes(b"\x00" * 64)
+        (folder / "model.safetensors").write_bytes(weights)
     assert weights_digest(first) != weights_digest(second)
     assert weights_digest(first) == weights_digest(copy) == weights_digest(first / "model.safetensors")
     os.utime(first / "model.safetensors", ns=(1, 1))  # a rewritten file (another mtime) is read again

@@ -556,7 +556,7 @@ def test_error_spans_at_every_entry_point(built, wmt, tmp_path, capsys):
         assert sorted(module.compute(sources=srcs, predictions=hyps, references=refs)) == ["mean_score", "scores"]
         detailed = module.compute(sources=srcs, predictions=hyps, references=refs, return_details=True)
         assert_spans_equal(detailed["error_spans"], expected)
-        assert detailed["signature"].startswith("model:xcomet-tiny|refs:yes|")
+        assert detailed["signature"].startswith("model:xcomet-tiny|weights:") and "|refs:yes|" in detailed["signature"]
         with pytest.raises(TypeError, match="return_details must be True or False"):
             module.compute(sources=srcs, predictions=hyps, references=refs, return_details="yes")
 
@@ -631,7 +631,7 @@ def test_half_precision_reproduces_comet_score(built, wmt, name):
     assert max(steps) <= 2, max(steps)
     ours_to_half = np.mean(np.abs(np.subtract(result["scores"], half)))
     assert ours_to_half < np.mean(np.abs(np.subtract(float32, half))) / 2
-    assert result["signature"].startswith(f"model:{name}-tiny|refs:") and "|precision:half|" in result["signature"]
+    assert result["signature"].startswith(f"model:{name}-tiny|weights:") and "|precision:half|" in result["signature"]
     if name == "xcomet":  # comet-score's error spans (confidence: a float16 mean)
         assert_spans_equal(result["error_spans"], built["oracle"][name]["__error_spans__half:half"],
                            confidence=2e-3)

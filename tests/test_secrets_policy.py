@@ -274,6 +274,27 @@ def _ray_actor(options):
     return MetricScorer(["llm_judge"], reference_columns=(), metric_options={"llm_judge": options})
 
 
+def _ray_mbr_select(options):
+    pytest.importorskip("ray")
+    from nlgmetrics.integration.ray_mbr import select_dataset
+
+    return select_dataset(_Untouchable(), "llm_judge", metric_options=options)
+
+
+def _ray_mbr_qe(options):
+    pytest.importorskip("ray")
+    from nlgmetrics.integration.ray_mbr import select_dataset
+
+    return select_dataset(_Untouchable(), "chrf", top_k=2, qe_metric="llm_judge", qe_options=options)
+
+
+def _ray_mbr_actor(options):
+    pytest.importorskip("ray")
+    from nlgmetrics.integration.ray_mbr import MBRSelector
+
+    return MBRSelector("llm_judge", options=options)
+
+
 def _framework_scorer(options):
     from nlgmetrics.integration.samplewise import check_options
 
@@ -288,6 +309,9 @@ SHIPPING_ADAPTERS = {
     "ray_data": {"score_dataset metric_options (Ray task specs, object store)": _ray_score_dataset,
                  "score_dataset shared_options": _ray_shared_options,
                  "MetricScorer (map_batches on its own)": _ray_actor},
+    "ray_mbr": {"select_dataset metric_options (MBR actors)": _ray_mbr_select,
+                "select_dataset qe_options": _ray_mbr_qe,
+                "MBRSelector (map_batches on its own)": _ray_mbr_actor},
     "samplewise": {"Inspect / lighteval scorer options (their logs)": _framework_scorer},
 }
 IN_PROCESS_ADAPTERS = {

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nlgmetrics._secrets import KEY_OPTION, check_shipped_options
+from nlgmetrics._secrets import KEY_ENV_OPTION, KEY_OPTION, check_shipped_options, key_from_environment
+from nlgmetrics.errors import OptionError
 from nlgmetrics.integration.ray_data import (
     _CARRIER,
     _READER,
@@ -41,6 +42,20 @@ if TYPE_CHECKING:  # ray is an optional extra
 MBR_COLUMNS = ("mbr_index", "mbr_text", "mbr_expected_utility", "mbr_signature")
 
 
+
+def _check_shipped(metric: str, metric_options: Mapping[str, Any] | None, mbr_options: Mapping[str, Any]) -> None:
+    """The utility's and the QE metric's options travel to the actors: a credential among them is refused (the one
+    rule of :func:`nlgmetrics._secrets.check_shipped_options`), as are an unknown method or convention."""
+    for metric_name, options in ((metric, metric_options), (mbr_options.get("qe_metric"), mbr_options.get("qe_options"))):
+        if metric_name is None:
+            continue
+        name, options = per_example_key(metric_name)[0], dict(options or {})
+        check_shipped_options(name, options, takes_key=KEY_OPTION in get_spec(name).option_names(), carrier=_CARRIER,
+                              reader=_READER)
+        get_spec(name).canonical_options({k: v for k, v in options.items() if k != KEY_ENV_OPTION})
+    if mbr_options.get("method", "exact") not in METHODS or mbr_options.get("convention", "comet-mbr") not in CONVENTIONS:
+        raise OptionError(f"method must be one of {', '.join(METHODS)} and convention one of {', '.join(CONVENTIONS)}.")
+
 class MBRSelector:
     """A ``Dataset.map_batches`` callable class: :func:`nlgmetrics.mbr.mbr` on each batch of rows, one source per row
     (its candidates in ``candidates_column``, optionally its source text and its pseudo-references), adding
@@ -52,6 +67,12 @@ class MBRSelector:
                  mbr_options: Mapping[str, Any] | None = None, num_threads: int | None = None) -> None:
         self.metric, self.columns = metric, (candidates_column, source_column, samples_column)
         self.options, self.mbr_options = dict(options or {}), dict(mbr_options or {})
+        _check_shipped(metric, self.options, self.mbr_options)
+        # api_key_env: the key is read here, in the actor, from the worker's environment
+        self.options = key_from_environment(metric, self.options, reader=_READER)
+        if self.mbr_options.get("qe_options"):
+            self.mbr_options["qe_options"] = key_from_environment(self.mbr_options["qe_metric"],
+                                                                  self.mbr_options["qe_options"], reader=_READER)
         if num_threads is not None:
             import torch
 
@@ -95,18 +116,7 @@ def select_dataset(
     GPU actors (one GPU each) when the cluster has GPUs and the utility or QE metric runs a model."""
     import ray
 
-    name = per_example_key(metric)[0]
-    options = get_spec(name).canonical_options(dict(metric_options or {}))
-    check_shipped_options(name, options, takes_key=KEY_OPTION in get_spec(name).option_names(), carrier=_CARRIER,
-                          reader=_READER)
-    qe = mbr_options.get("qe_metric")
-    if qe is not None:
-        qe_name = per_example_key(qe)[0]
-        check_shipped_options(qe_name, dict(mbr_options.get("qe_options") or {}),
-                              takes_key=KEY_OPTION in get_spec(qe_name).option_names(), carrier=_CARRIER,
-                              reader=_READER)
-    if mbr_options.get("method", "exact") not in METHODS or mbr_options.get("convention", "comet-mbr") not in CONVENTIONS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)} and convention one of {', '.join(CONVENTIONS)}.")
+    _check_shipped(metric, metric_options, mbr_options)
     _check_dataset_columns(ds, candidates_column, [c for c in (source_column, samples_column) if c])
     resources = ray.cluster_resources()
     if num_gpus is None:

@@ -117,6 +117,7 @@ def select_dataset(
     import ray
 
     _check_shipped(metric, metric_options, mbr_options)
+    name, qe, options = per_example_key(metric)[0], mbr_options.get("qe_metric"), dict(metric_options or {})
     _check_dataset_columns(ds, candidates_column, [c for c in (source_column, samples_column) if c])
     resources = ray.cluster_resources()
     if num_gpus is None:

@@ -15,8 +15,8 @@ pytest.importorskip("openai")
 
 from judge_servers import CannedServer, completion  # noqa: E402
 
+from nlgmetrics._digest import file_digest, folder_revision  # noqa: E402
 from nlgmetrics.judge import Answer, JudgeBackend, compute_llm_judge  # noqa: E402
-from nlgmetrics.judge.backends import file_digest, folder_revision  # noqa: E402
 from nlgmetrics.judge.cache import JudgmentCache, cache_path, default_cache_path  # noqa: E402
 from nlgmetrics.errors import CacheError, OutputError, ServerError  # noqa: E402
 from nlgmetrics.judge.errors import JudgeCacheError, JudgeError, JudgeServerError  # noqa: E402
@@ -284,7 +284,7 @@ def test_local_judge_revision_follows_the_weights_content(tmp_path):
 
 
 def test_weight_digests_are_kept_across_processes(tmp_path, monkeypatch):
-    from nlgmetrics.judge import backends
+    from nlgmetrics import _digest
 
     monkeypatch.setenv("NLGMETRICS_JUDGE_CACHE", str(tmp_path / "cache" / "judge.sqlite"))
     folder = tmp_path / "judge"
@@ -293,13 +293,13 @@ def test_weight_digests_are_kept_across_processes(tmp_path, monkeypatch):
     weights.write_bytes(b"\x02" * (2 << 20))  # over 1 MB: its digest is stored
     (folder / "config.json").write_text("{}")
     first = folder_revision(folder)
-    store = json.loads(backends.digest_store_path().read_text())
+    store = json.loads(_digest.digest_store_path().read_text())
     assert list(store.values()) == [file_digest(weights)] and str(weights.resolve()) in next(iter(store))
     # a new process (empty memory) takes the stored digest instead of reading the weights again
-    backends._FILE_DIGESTS.clear()
-    backends.digest_store_path().write_text(json.dumps({key: "0" * 64 for key in store}))
+    _digest._FILE_DIGESTS.clear()
+    _digest.digest_store_path().write_text(json.dumps({key: "0" * 64 for key in store}))
     assert folder_revision(folder) != first  # proves the stored value was used, not a re-read
-    backends._FILE_DIGESTS.clear()
+    _digest._FILE_DIGESTS.clear()
     stat = weights.stat()
     os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # touched: the entry no longer applies
     assert folder_revision(folder) == first

@@ -5,7 +5,6 @@ why it failed and how to get it."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -266,22 +265,14 @@ def load_weights(weights: Weights | Path, metric: str, names: Collection[str] | 
 
 
 def weights_digest(weights: Weights | Path | Sequence[Path]) -> str:
-    """The content digest of a checkpoint's weights, for signatures: SHA-256 (12 hex digits) over each weight
-    file's name and the SHA-256 of its bytes (headers and tensors; shards and their index included), so two folders
-    of one name with other weights differ, and replaced weights of the same size do too. File digests are remembered
-    by (path, size, mtime, inode) in the process and, for files over 1 MB, across processes
-    (:func:`nlgmetrics.judge.backends.file_digest`): an unchanged checkpoint is read once."""
-    from nlgmetrics.judge.backends import file_digest
+    """The content digest of a checkpoint's weights, for signatures: :func:`nlgmetrics._digest.files_digest` over
+    its weight files (headers and tensors; shards and their index included), so two folders of one name with other
+    weights differ, and replaced weights of the same size do too; an unchanged checkpoint is read once."""
+    from nlgmetrics._digest import files_digest
 
     if isinstance(weights, Weights):
-        files = (*weights.files, *([weights.path] if weights.shards is not None else []))
-    else:
-        files = (Path(weights),) if isinstance(weights, (str, os.PathLike)) else tuple(map(Path, weights))
-    digest = hashlib.sha256()
-    for path in sorted(files, key=lambda p: p.name):
-        content = file_digest(path, persist=path.stat().st_size > 1 << 20)
-        digest.update(path.name.encode("utf-8", "surrogateescape") + b"\x00" + content.encode() + b"\n")
-    return digest.hexdigest()[:12]
+        return files_digest((*weights.files, *([weights.path] if weights.shards is not None else [])))
+    return files_digest((weights,) if isinstance(weights, (str, os.PathLike)) else weights)
 
 
 def _tensor_dict(state: object, path: Path, metric: str, shapes: bool = False) -> dict:

@@ -223,6 +223,17 @@ def folder_hash(folder: Path, names: tuple[str, ...] = ("config.json", "model.sa
     return digest.hexdigest()
 
 
+def documented_weights_digest(*files: Path) -> str:
+    """The weights digest as documented (nlgmetrics.learned.locate.weights_digest), computed independently for the
+    tests: SHA-256 over each file's name and the SHA-256 of its bytes, in name order, 12 hex digits."""
+    import hashlib
+
+    outer = hashlib.sha256()
+    for path in sorted(files, key=lambda p: p.name):
+        outer.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).hexdigest().encode() + b"\n")
+    return outer.hexdigest()[:12]
+
+
 def save_sharded(state: dict[str, torch.Tensor], folder: Path, fmt: str = "safetensors",
                  max_shard_size: int | str = "5GB") -> dict:
     """Write ``state`` into ``folder`` as save_pretrained shards it in transformers 5 (huggingface_hub's

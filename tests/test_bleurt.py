@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("sentencepiece")
 torch = pytest.importorskip("torch")
 
-from learned_checkpoints import build_bleurt, wmt17_lines  # noqa: E402
+from learned_checkpoints import build_bleurt, documented_weights_digest, wmt17_lines  # noqa: E402
 from oracle_venv import run_oracle  # noqa: E402
 
 from nlgmetrics.learned.bleurt import BleurtScorer, compute_bleurt, truncate_pair  # noqa: E402
@@ -203,18 +203,7 @@ def test_sharded_checkpoint_equals_bleurt_pytorch(form, oracle):
     assert np.array_equal(ours, single)
     assert oracle[form]["scores"] == pytest.approx(oracle["converted"]["scores"], abs=1e-6)
     signature = compute_bleurt(cands[:2], refs[:2], str(folder), device="cpu")["signature"]
-    assert f"|weights:{_digest(*weights.files, weights.path)}|" in signature
-
-
-def _digest(*files) -> str:
-    """The weights digest as documented (nlgmetrics.learned.locate.weights_digest): SHA-256 over each file's name and
-    the SHA-256 of its bytes, in name order, 12 hex digits."""
-    import hashlib
-
-    outer = hashlib.sha256()
-    for path in sorted(files, key=lambda p: p.name):
-        outer.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).hexdigest().encode() + b"\n")
-    return outer.hexdigest()[:12]
+    assert f"|weights:{documented_weights_digest(*weights.files, weights.path)}|" in signature
 
 
 def test_truncation_rule():
@@ -252,7 +241,7 @@ def test_compute_multi_reference_and_bootstrap(checkpoints):
     mean = compute_bleurt(cands, both, folder, device="cpu", multi_ref="mean")["scores"]
     assert mean == pytest.approx([(a + b) / 2 for a, b in zip(single, other)], abs=1e-6)
     assert best["bleurt"] == pytest.approx(np.mean(best["scores"]))
-    digest = _digest(checkpoints["rembert"] / "pytorch_model.bin")
+    digest = documented_weights_digest(checkpoints["rembert"] / "pytorch_model.bin")
     assert best["signature"].startswith(f"model:rembert|weights:{digest}|dtype:float32|torch:")
     assert best["signature"].endswith("|max_len:512|multi_ref:max|version:nlgmetrics-0.1.0")
     boot = compute_bleurt(cands, refs, folder, device="cpu", n_bootstrap=200, seed=1)

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("sentencepiece")
 torch = pytest.importorskip("torch")
 
-from learned_checkpoints import DATA, build_metricx, folder_hash, wmt17_lines  # noqa: E402
+from learned_checkpoints import DATA, build_metricx, documented_weights_digest, folder_hash, wmt17_lines  # noqa: E402
 from oracle_venv import run_oracle  # noqa: E402
 
 from nlgmetrics.learned.metricx import MetricXScorer, compute_metricx, make_input  # noqa: E402
@@ -171,17 +171,6 @@ def test_published_configuration_loads(name, pinned, tmp_path):
     assert round(params / 1e9, 2) == {"metricx-24-hybrid-large-v2p6": 1.23, "metricx-24-hybrid-xl-v2p6": 3.74}[name]
 
 
-def _digest(*files) -> str:
-    """The weights digest as documented (nlgmetrics.learned.locate.weights_digest): SHA-256 over each file's name and
-    the SHA-256 of its bytes, in name order, 12 hex digits."""
-    import hashlib
-
-    outer = hashlib.sha256()
-    for path in sorted(files, key=lambda p: p.name):
-        outer.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).hexdigest().encode() + b"\n")
-    return outer.hexdigest()[:12]
-
-
 @pytest.mark.parametrize("form", list(SHARDED))
 def test_sharded_checkpoint_from_metricx_transformers(form, pinned, scorer):
     """The checkpoint as metricx's pinned transformers (4.30.2) saves it with a small max_shard_size: an index and
@@ -241,7 +230,7 @@ def test_compute(checkpoint, scorer):
                              device="cpu")
     assert result["scores"] == pytest.approx([min(a, b) for a, b in zip(single, other)], abs=tolerance)  # lower: better
     assert result["metricx"] == pytest.approx(np.mean(result["scores"]))
-    digest = _digest(Path(checkpoint) / "model.safetensors")
+    digest = documented_weights_digest(Path(checkpoint) / "model.safetensors")
     parts = dict(part.split(":", 1) for part in result["signature"].split("|"))
     assert parts["model"] == "ckpt" and parts["weights"] == digest and parts["dtype"] == "float32"
     assert result["signature"].endswith("|mode:ref|src:yes|max_len:1536|multi_ref:min|version:nlgmetrics-0.1.0")

@@ -46,18 +46,17 @@ def workload(n_metrics: int, n_segments: int) -> tuple[np.ndarray, dict[str, np.
     return human, metrics
 
 
-def mtme_clusters(stats, assign_ranks, human, metrics, k):
-    gold = list(human)
-    corrs = {name: stats.Correlation(1, gold, list(values)) for name, values in metrics.items()}
-    wrapper = stats.AverageCorrelation(scipy.stats.pearsonr, 1, "none")
-    values = {name: wrapper(c.gold_scores, c.metric_scores)[0] for name, c in corrs.items()}
+def mtme_clusters(stats, assign_ranks, corrs, value, statistic, k):
+    """mt-metrics-eval's significance clusters: its metrics ranked by ``value(gold, metric)``, then
+    ``PermutationSigDiff`` with ``statistic`` for every pair (numpy reseeded per pair, as its scripts do)."""
+    values = {name: value(c.gold_scores, c.metric_scores)[0] for name, c in corrs.items()}
     order = sorted(values, key=lambda m: (-values[m], m))
     sig = np.zeros((len(order), len(order)))
     for i in range(len(order)):
         for j in range(i + 1, len(order)):
             np.random.seed(SEED)
-            sig[i, j] = stats.PermutationSigDiff(corrs[order[j]], corrs[order[i]], scipy.stats.pearsonr, "none", k)[0]
-    return order, sig, assign_ranks(sig, 0.05)
+            sig[i, j] = stats.PermutationSigDiff(corrs[order[j]], corrs[order[i]], statistic, "none", k)[0]
+    return order, values, sig, assign_ranks(sig, 0.05)
 
 
 def matrix_workload(n_metrics: int, n_sys: int = 12, n_items: int = 250) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -87,13 +86,7 @@ def new_statistics(stats, assign_ranks, quick: bool) -> dict:
     start = time.perf_counter()
     corrs = {m: _mtme_corr(stats, human, v) for m, v in spa_metrics.items()}
     wrapper = functools.partial(stats.PairwiseConfidenceError, num_sys=len(human), filter_nones=False)
-    values = {m: wrapper(c.gold_scores, c.metric_scores)[0] for m, c in corrs.items()}
-    order = sorted(values, key=lambda m: (-values[m], m))
-    theirs = np.zeros((len(order), len(order)))
-    for i in range(len(order)):
-        for j in range(i + 1, len(order)):
-            np.random.seed(SEED)
-            theirs[i, j] = stats.PermutationSigDiff(corrs[order[j]], corrs[order[i]], wrapper, "none", k_spa)[0]
+    order, values, theirs, their_ranks = mtme_clusters(stats, assign_ranks, corrs, wrapper, wrapper, k_spa)
     mtme_s = time.perf_counter() - start
     out["spa_clusters"] = {
         "work": f"{n_spa} metrics, {human.shape[0]} systems x {human.shape[1]} items, "
@@ -101,7 +94,7 @@ def new_statistics(stats, assign_ranks, quick: bool) -> dict:
         "mt_metrics_eval_s": round(mtme_s, 3), "speedup": round(mtme_s / ours_s, 1), "same_order": names == order,
         "same_values": [r.value for r in results] == [values[m] for m in order],
         "same_pvalues": bool(np.array_equal(ours, theirs)),
-        "same_ranks": ranks == [int(r) for r in assign_ranks(theirs, 0.05)]}
+        "same_ranks": ranks == [int(r) for r in their_ranks]}
 
     start = time.perf_counter()
     ours_values = {m: A.correlation(human, v, "pdp", "item").value for m, v in metrics.items()}
@@ -152,7 +145,9 @@ def main() -> int:
     names, _, ours, ranks = A.significance_clusters(human, metrics, "pearson", "none", k=k, seed=SEED)
     ours_s = time.perf_counter() - start
     start = time.perf_counter()
-    order, theirs, their_ranks = mtme_clusters(stats, assign_ranks, human, metrics, k)
+    corrs = {name: stats.Correlation(1, list(human), list(values)) for name, values in metrics.items()}
+    pearson = stats.AverageCorrelation(scipy.stats.pearsonr, 1, "none")
+    order, _, theirs, their_ranks = mtme_clusters(stats, assign_ranks, corrs, pearson, scipy.stats.pearsonr, k)
     mtme_s = time.perf_counter() - start
     start = time.perf_counter()
     for values in metrics.values():
